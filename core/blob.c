@@ -1,0 +1,109 @@
+/* The GPU blob of a scene: one read-only linear layout with offsets instead
+ * of pointers (shaders/vxr_layout.h). */
+#include <string.h>
+#include "internal.h"
+
+typedef struct blob_plan {
+    size_t models, instances, palette, nodes, brick_attr, attrs, end;
+    uint64_t node_count, brick_count, attr_bytes;
+} blob_plan;
+
+static size_t align16(size_t v) {
+    return (v + 15) & ~(size_t)15;
+}
+
+static void plan(const vxr_scene *s, blob_plan *p) {
+    memset(p, 0, sizeof *p);
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        p->node_count += s->models[i].node_count;
+        p->brick_count += s->models[i].brick_count;
+        p->attr_bytes += (uint64_t)s->models[i].voxel_count * s->attr_size;
+    }
+    p->models = align16(sizeof(vxr_blob_header));
+    p->instances = align16(p->models + s->model_count * sizeof(vxr_gpu_model));
+    p->palette = align16(p->instances + s->instance_count * sizeof(vxr_gpu_instance));
+    p->nodes = align16(p->palette + VXR_PALETTE_SIZE * sizeof(uint32_t));
+    p->brick_attr = align16(p->nodes + p->node_count * sizeof(vxr_node));
+    p->attrs = align16(p->brick_attr + p->brick_count * sizeof(uint32_t));
+    p->end = align16(p->attrs + p->attr_bytes);
+}
+
+size_t vxr_scene_blob_size(const vxr_scene *s) {
+    blob_plan p;
+    plan(s, &p);
+    return p.end;
+}
+
+static void fill_instance(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g) {
+    const vxr_instance *in = &s->instances[i];
+    const vxr_transform *t = &in->transform;
+    memset(g, 0, sizeof *g);
+    /* local = R^T (world - t) / s: the inverse of world = R (s local) + t. */
+    for (int r = 0; r < 3; r++) {
+        float off = 0;
+        for (int k = 0; k < 3; k++) {
+            g->local_to_world[4 * r + k] = t->rotation[3 * r + k] * t->scale;
+            g->world_to_local[4 * r + k] = t->rotation[3 * k + r] / t->scale;
+            off -= t->rotation[3 * k + r] * t->translation[k];
+        }
+        g->local_to_world[4 * r + 3] = t->translation[r];
+        g->world_to_local[4 * r + 3] = off / t->scale;
+    }
+    vxr_instance_world_bounds(s, i, g->aabb_min, g->aabb_max);
+    g->model = in->model;
+    g->flags = in->flags;
+    g->scale = t->scale;
+    g->view_distance = in->view_distance;
+}
+
+void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
+    blob_plan p;
+    plan(s, &p);
+    uint8_t *out = dest;
+    memset(out, 0, p.end);
+    vxr_blob_header h = {0};
+    h.magic = VXR_BLOB_MAGIC;
+    h.version = VXR_BLOB_VERSION;
+    h.blob_bytes = (uint32_t)p.end;
+    h.model_count = s->model_count;
+    h.instance_count = s->instance_count;
+    h.node_count = (uint32_t)p.node_count;
+    h.brick_count = (uint32_t)p.brick_count;
+    h.attr_bytes = s->attr_size;
+    h.palette_count = VXR_PALETTE_SIZE;
+    h.models_offset = (uint32_t)p.models;
+    h.instances_offset = (uint32_t)p.instances;
+    h.palette_offset = (uint32_t)p.palette;
+    h.nodes_offset = (uint32_t)p.nodes;
+    h.brick_attr_offset = (uint32_t)p.brick_attr;
+    h.attrs_offset = (uint32_t)p.attrs;
+    memcpy(out, &h, sizeof h);
+    size_t node = 0, brick = 0, attr = 0;
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        const vxr_octree *m = &s->models[i];
+        vxr_gpu_model g = {{m->origin[0], m->origin[1], m->origin[2]},
+                           m->depth,
+                           (uint32_t)node,
+                           (uint32_t)(node + m->node_count - m->brick_count),
+                           (uint32_t)brick,
+                           (uint32_t)attr,
+                           m->node_count,
+                           m->brick_count,
+                           m->voxel_count,
+                           m->attr_size};
+        memcpy(out + p.models + i * sizeof g, &g, sizeof g);
+        if (m->voxel_count == 0) continue;
+        memcpy(out + p.nodes + node * sizeof(vxr_node), m->nodes, m->node_count * sizeof(vxr_node));
+        memcpy(out + p.brick_attr + brick * 4, m->brick_attr, m->brick_count * sizeof(uint32_t));
+        memcpy(out + p.attrs + attr, m->attrs, (size_t)m->voxel_count * m->attr_size);
+        node += m->node_count;
+        brick += m->brick_count;
+        attr += (size_t)m->voxel_count * m->attr_size;
+    }
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        vxr_gpu_instance g;
+        fill_instance(s, i, &g);
+        memcpy(out + p.instances + i * sizeof g, &g, sizeof g);
+    }
+    memcpy(out + p.palette, s->palette, sizeof s->palette);
+}

@@ -1,0 +1,100 @@
+/* vxr sparse voxel octrees: construction from voxel lists into the linear
+ * layout of shaders/vxr_layout.h.
+ *
+ * Two builders produce byte-identical octrees (tests hold them equal):
+ *  - vxr_octree_build: the bulk path. Morton keys, LSD radix sort, one
+ *    bottom-up pass. The fast one; everything else uses it.
+ *  - vxr_octree_build_incremental: the seed's path ("SVO Construction"):
+ *    voxels inserted one at a time into a pointer octree centred on the
+ *    origin, the abs_svo bounds test against a power-of-two half-extent,
+ *    root growth when a voxel falls outside, the ileave3 Morton path, colour
+ *    arrays at the second-to-last level, trimming of single-octant roots,
+ *    then linearised breadth first.
+ *
+ * Both accept signed positions and duplicates (the last colour wins).
+ * Coordinates must satisfy abs_svo(c) < 2^20 (VXR_MAX_DEPTH).
+ */
+#ifndef VXR_SVO_H
+#define VXR_SVO_H
+
+#include <stdbool.h>
+#include "vxr/core.h"
+#include "vxr_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One model's octree in the linear layout. Owns its arrays (malloc'd);
+ * free with vxr_octree_free. An empty octree (no voxels) has depth 0 and
+ * no nodes. */
+typedef struct vxr_octree {
+    int32_t origin[3];     /* min corner of the root cube, model space */
+    uint32_t depth;        /* root cube edge is 2^depth voxels */
+    uint32_t voxel_count;  /* distinct voxels = attribute count */
+    uint32_t node_count;   /* interior nodes + bricks */
+    uint32_t brick_count;  /* bricks are nodes[node_count - brick_count ...] */
+    uint32_t attr_size;    /* bytes per attribute: 1 (palette index) or 4 (RGBA8) */
+    int32_t vmin[3];       /* tight voxel bounds, model space, min inclusive */
+    int32_t vmax[3];       /* max exclusive; vmin == vmax == 0 when empty */
+    vxr_node *nodes;       /* node_count */
+    uint32_t *brick_attr;  /* brick_count */
+    uint8_t *attrs;        /* voxel_count * attr_size */
+} vxr_octree;
+
+/* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
+ * inside an octree of half-extent h when abs_svo of every coordinate < h. */
+static inline uint32_t vxr_abs_svo(int32_t n) {
+    return n < 0 ? (uint32_t)(-(n + 1)) : (uint32_t)n;
+}
+
+/* Morton interleave of three 21-bit values; x supplies the most significant
+ * bit of each 3-bit digit (child index 4x + 2y + z). ileave3(6,8,9) = 1825. */
+uint64_t vxr_ileave3(uint32_t x, uint32_t y, uint32_t z);
+
+/* Inverse of vxr_ileave3: dest receives x, y, z. 25 -> (0,2,3). */
+void vxr_deinterleave3(uint64_t key, uint32_t dest[3]);
+
+/* Builds the octree of `count` voxels with the bulk path.
+ * attr_size: 1 when colours are palette indices (must be 1..255), 4 for RGBA8.
+ * On success *dest owns new arrays; on failure *dest is zeroed and err (may be
+ * NULL) says why: VXR_ERROR_LIMIT for a coordinate beyond +-2^20,
+ * VXR_ERROR_ARGUMENT for a bad attr_size or palette index, VXR_ERROR_MEMORY. */
+vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                            vxr_octree *dest, vxr_error *err);
+
+/* Same contract and same output as vxr_octree_build, by the seed's
+ * incremental insertion (see the top of this header). */
+vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count,
+                                        uint32_t attr_size, vxr_octree *dest, vxr_error *err);
+
+/* Frees the arrays of an octree and zeroes it; NULL is a no-op. */
+void vxr_octree_free(vxr_octree *tree);
+
+/* Bytes the octree needs on the GPU: nodes, brick bases and attributes. */
+size_t vxr_octree_bytes(const vxr_octree *tree);
+
+/* True when two octrees are identical, field by field and byte by byte. */
+bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b);
+
+/* Checks the structure of an octree read from outside: breadth-first order,
+ * child indices inside the arrays and in sequence, non-empty masks, brick
+ * attribute bases in sequence, counts consistent, depth within limits, tight
+ * bounds inside the root cube. Returns VXR_ERROR_FORMAT with a reason. */
+vxr_result vxr_octree_validate(const vxr_octree *tree, vxr_error *err);
+
+/* Looks up the voxel at model-space cell (x,y,z) by descending the octree.
+ * Returns true and writes its attribute (palette index or RGBA8) when solid. */
+bool vxr_octree_lookup(const vxr_octree *tree, int32_t x, int32_t y, int32_t z,
+                       uint32_t *attr);
+
+/* Calls fn for every voxel in Morton order with its model-space cell and
+ * attribute; a brute-force view of the octree for tests and export. */
+void vxr_octree_foreach(const vxr_octree *tree,
+                        void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
+                        void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

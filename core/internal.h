@@ -1,0 +1,70 @@
+/* Private helpers shared by core/ sources. */
+#ifndef VXR_INTERNAL_H
+#define VXR_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include "vxr/scene.h"
+
+/* Formats a one-line reason into err (may be NULL) and returns r. */
+static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return r;
+}
+
+static inline int vxr_popcount32(uint32_t v) {
+    return __builtin_popcount(v);
+}
+
+static inline int vxr_popcount64(uint64_t v) {
+    return __builtin_popcountll(v);
+}
+
+/* Spreads the low 21 bits of v to every third bit (bit i -> bit 3i). */
+static inline uint64_t vxr_spread3(uint32_t v) {
+    uint64_t x = v & 0x1fffffu;
+    x = (x | x << 32) & 0x1f00000000ffffull;
+    x = (x | x << 16) & 0x1f0000ff0000ffull;
+    x = (x | x << 8) & 0x100f00f00f00f00full;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+    x = (x | x << 2) & 0x1249249249249249ull;
+    return x;
+}
+
+/* Number of significant bits of v (0 for 0). */
+static inline uint32_t vxr_bitlen64(uint64_t v) {
+    return v ? 64u - (uint32_t)__builtin_clzll(v) : 0u;
+}
+
+/* Checks a voxel list for a build: attr_size 1 or 4, palette indices 1..255,
+ * coordinates within +-2^20. Writes the seed's initial depth (root edge 2h =
+ * 2^depth0, h the smallest power of two >= 2 with abs_svo(c) < h) and the
+ * tight bounds into dest. */
+vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                              vxr_octree *dest, uint32_t *depth0, vxr_error *err);
+
+/* Checks an instance against the model count: model index, finite
+ * transform, scale > 0, view distance >= 0 (INFINITY allowed). */
+vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
+                              vxr_error *err);
+
+/* Little-endian 32-bit stores and loads for the file formats. */
+static inline void vxr_put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t vxr_get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif

@@ -1,0 +1,185 @@
+/* Scene sources, scene construction and the figures `vxr info` reports. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "internal.h"
+
+void vxr_scene_src_init(vxr_scene_src *src, uint32_t attr_size) {
+    memset(src, 0, sizeof *src);
+    src->attr_size = attr_size;
+}
+
+static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem) {
+    if (need <= *cap) return 1;
+    uint32_t c = *cap ? *cap : 8;
+    while (c < need) {
+        if (c > UINT32_MAX / 2) return 0;
+        c *= 2;
+    }
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+vxr_result vxr_scene_src_add_model(vxr_scene_src *src, uint32_t *index) {
+    if (src->model_count == UINT32_MAX ||
+        !grow_array((void **)&src->models, &src->model_capacity, src->model_count + 1,
+                    sizeof *src->models))
+        return VXR_ERROR_MEMORY;
+    memset(&src->models[src->model_count], 0, sizeof *src->models);
+    *index = src->model_count++;
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *inst) {
+    if (src->instance_count == UINT32_MAX ||
+        !grow_array((void **)&src->instances, &src->instance_capacity, src->instance_count + 1,
+                    sizeof *src->instances))
+        return VXR_ERROR_MEMORY;
+    src->instances[src->instance_count++] = *inst;
+    return VXR_OK;
+}
+
+vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t color) {
+    if (m->count == m->capacity) {
+        size_t cap = m->capacity ? m->capacity * 2 : 256;
+        vxr_voxel *p = realloc(m->voxels, cap * sizeof *p);
+        if (!p) return VXR_ERROR_MEMORY;
+        m->voxels = p;
+        m->capacity = cap;
+    }
+    m->voxels[m->count++] = (vxr_voxel){x, y, z, color};
+    return VXR_OK;
+}
+
+void vxr_scene_src_free(vxr_scene_src *src) {
+    if (!src) return;
+    for (uint32_t i = 0; i < src->model_count; i++) free(src->models[i].voxels);
+    free(src->models);
+    free(src->instances);
+    uint32_t attr_size = src->attr_size;
+    vxr_scene_src_init(src, attr_size);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
+                              vxr_error *err) {
+    if (in->model >= models)
+        return vxr_fail(err, VXR_ERROR_FORMAT, "instance %u names model %u of %u", index,
+                        in->model, models);
+    const vxr_transform *t = &in->transform;
+    int finite = isfinite(t->scale) && t->scale > 0 && !isnan(in->view_distance) &&
+                 in->view_distance >= 0;
+    for (int k = 0; k < 9; k++) finite = finite && isfinite(t->rotation[k]);
+    for (int k = 0; k < 3; k++) finite = finite && isfinite(t->translation[k]);
+    if (!finite)
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "instance %u has a non-finite transform, a scale <= 0 or a bad view distance",
+                        index);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err) {
+    *dest = NULL;
+    for (uint32_t i = 0; i < src->instance_count; i++) {
+        vxr_result r = vxr_instance_check(&src->instances[i], i, src->model_count, err);
+        if (r != VXR_OK) return r;
+    }
+    vxr_scene *s = calloc(1, sizeof *s);
+    if (!s) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    s->models = calloc(src->model_count ? src->model_count : 1, sizeof *s->models);
+    s->instances = malloc((src->instance_count ? src->instance_count : 1) * sizeof *s->instances);
+    if (!s->models || !s->instances) {
+        vxr_scene_destroy(s);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    s->model_count = src->model_count;
+    s->instance_count = src->instance_count;
+    memcpy(s->instances, src->instances, src->instance_count * sizeof *s->instances);
+    memcpy(s->palette, src->palette, sizeof s->palette);
+    s->attr_size = src->attr_size;
+    double t0 = now_s();
+    for (uint32_t i = 0; i < src->model_count; i++) {
+        vxr_result r = vxr_octree_build(src->models[i].voxels, src->models[i].count, src->attr_size,
+                                        &s->models[i], err);
+        if (r != VXR_OK) {
+            if (err) {
+                char inner[sizeof err->message];
+                memcpy(inner, err->message, sizeof inner);
+                vxr_fail(err, r, "model %u: %.200s", i, inner);
+            }
+            vxr_scene_destroy(s);
+            return r;
+        }
+    }
+    s->build_s = now_s() - t0;
+    *dest = s;
+    return VXR_OK;
+}
+
+void vxr_scene_destroy(vxr_scene *s) {
+    if (!s) return;
+    if (s->models)
+        for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
+    free(s->models);
+    free(s->instances);
+    free(s);
+}
+
+void vxr_instance_world_bounds(const vxr_scene *s, uint32_t index, float dest_min[3],
+                               float dest_max[3]) {
+    const vxr_instance *in = &s->instances[index];
+    const vxr_octree *m = &s->models[in->model];
+    const vxr_transform *t = &in->transform;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int c = 0; c < 8; c++) {
+        double p[3] = {c & 4 ? m->vmax[0] : m->vmin[0], c & 2 ? m->vmax[1] : m->vmin[1],
+                       c & 1 ? m->vmax[2] : m->vmin[2]};
+        for (int r = 0; r < 3; r++) {
+            double w = t->translation[r];
+            for (int k = 0; k < 3; k++) w += (double)t->rotation[3 * r + k] * t->scale * p[k];
+            if (w < lo[r]) lo[r] = w;
+            if (w > hi[r]) hi[r] = w;
+        }
+    }
+    for (int r = 0; r < 3; r++) {
+        dest_min[r] = (float)lo[r];
+        dest_max[r] = (float)hi[r];
+    }
+}
+
+void vxr_scene_get_stats(const vxr_scene *s, vxr_scene_stats *d) {
+    memset(d, 0, sizeof *d);
+    d->models = s->model_count;
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        d->nodes += s->models[i].node_count;
+        d->bricks += s->models[i].brick_count;
+        d->model_voxels += s->models[i].voxel_count;
+    }
+    int any = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        d->instances++;
+        const vxr_octree *m = &s->models[in->model];
+        if (m->voxel_count == 0) continue;
+        d->instanced_voxels += m->voxel_count;
+        float lo[3], hi[3];
+        vxr_instance_world_bounds(s, i, lo, hi);
+        for (int k = 0; k < 3; k++) {
+            int64_t a = (int64_t)floorf(lo[k]), b = (int64_t)ceilf(hi[k]);
+            if (!any || a < d->aabb_min[k]) d->aabb_min[k] = a;
+            if (!any || b > d->aabb_max[k]) d->aabb_max[k] = b;
+        }
+        any = 1;
+    }
+    d->bytes = vxr_scene_blob_size(s);
+}

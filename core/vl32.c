@@ -1,0 +1,171 @@
+/* .vl32 (Eisenwave/voxel-io): headerless records of big-endian int32 x, y, z
+ * and a big-endian ARGB colour; alpha 0 means empty. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+enum { RECORD = 16 };
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* ARGB as stored -> RGBA8 with red in the low byte. */
+static uint32_t argb_to_rgba(uint32_t argb) {
+    return vxr_rgba(argb >> 16, argb >> 8, argb, argb >> 24);
+}
+
+/* Small open-addressing set of up to 255 colours -> palette index. */
+typedef struct color_map {
+    uint32_t key[512];
+    uint8_t index[512];
+    uint32_t count;
+} color_map;
+
+static uint32_t map_index(color_map *m, uint32_t rgba, uint32_t *palette) {
+    uint32_t h = (rgba * 2654435761u) >> 23;
+    for (;; h = (h + 1) & 511) {
+        if (m->index[h] == 0) {
+            if (m->count == 255) return 0;
+            m->key[h] = rgba;
+            m->index[h] = (uint8_t)++m->count;
+            palette[m->count] = rgba;
+            return m->count;
+        }
+        if (m->key[h] == rgba) return m->index[h];
+    }
+}
+
+vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
+    vxr_scene_src_init(dest, 1);
+    if (size % RECORD)
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "size %zu is not a multiple of 16-byte records (truncated at byte %zu)",
+                        size, size - size % RECORD);
+    size_t n = size / RECORD;
+    color_map *map = calloc(1, sizeof *map);
+    uint32_t index;
+    vxr_result r = map ? vxr_scene_src_add_model(dest, &index) : VXR_ERROR_MEMORY;
+    vxr_model_src *m = r == VXR_OK ? &dest->models[0] : NULL;
+    if (m) {
+        m->voxels = malloc((n ? n : 1) * sizeof *m->voxels);
+        m->capacity = n;
+        if (!m->voxels) r = VXR_ERROR_MEMORY;
+    }
+    int paletted = 1;
+    for (size_t i = 0; r == VXR_OK && i < n; i++) {
+        const uint8_t *p = data + i * RECORD;
+        uint32_t argb = be32(p + 12);
+        if ((argb >> 24) == 0) continue;
+        uint32_t c = argb_to_rgba(argb);
+        if (paletted) {
+            uint32_t k = map_index(map, c, dest->palette);
+            if (k == 0) {
+                /* More than 255 colours: fall back to RGBA8 for every voxel. */
+                paletted = 0;
+                for (size_t j = 0; j < m->count; j++)
+                    m->voxels[j].color = dest->palette[m->voxels[j].color];
+                memset(dest->palette, 0, sizeof dest->palette);
+            } else {
+                c = k;
+            }
+        }
+        m->voxels[m->count++] =
+            (vxr_voxel){(int32_t)be32(p), (int32_t)be32(p + 4), (int32_t)be32(p + 8), c};
+    }
+    free(map);
+    if (r != VXR_OK) {
+        vxr_scene_src_free(dest);
+        return vxr_fail(err, r, "out of memory reading %zu records", n);
+    }
+    dest->attr_size = paletted ? 1 : 4;
+    vxr_instance in = {0, 0, vxr_transform_identity(), INFINITY};
+    r = vxr_scene_src_add_instance(dest, &in);
+    if (r != VXR_OK) {
+        vxr_scene_src_free(dest);
+        return vxr_fail(err, r, "out of memory");
+    }
+    return VXR_OK;
+}
+
+typedef struct export_ctx {
+    const vxr_scene *scene;
+    int32_t R[9];
+    int64_t t[3];
+    uint8_t *out;
+    size_t n;
+} export_ctx;
+
+static void export_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    export_ctx *e = user;
+    const int64_t v[3] = {x, y, z};
+    uint8_t *p = e->out + e->n++ * RECORD;
+    for (int i = 0; i < 3; i++) {
+        /* The cell [v, v+1) maps to [min, min+1) with min = R v + t, less
+         * one where the row's sign is negative. */
+        int64_t w = e->t[i];
+        for (int k = 0; k < 3; k++) {
+            w += e->R[3 * i + k] * v[k];
+            if (e->R[3 * i + k] < 0) w -= 1;
+        }
+        put_be32(p + 4 * i, (uint32_t)(int32_t)w);
+    }
+    uint32_t c = e->scene->attr_size == 1 ? e->scene->palette[attr] : attr;
+    put_be32(p + 12, (c & 0xff000000u) | (c & 255) << 16 | (c & 0xff00) | ((c >> 16) & 255));
+}
+
+static int integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]) {
+    if (t->scale != 1) return 0;
+    for (int i = 0; i < 3; i++) {
+        int nonzero = 0;
+        for (int k = 0; k < 3; k++) {
+            float v = t->rotation[3 * i + k];
+            if (v != 0 && v != 1 && v != -1) return 0;
+            R[3 * i + k] = (int32_t)v;
+            nonzero += v != 0;
+        }
+        if (nonzero != 1 || t->translation[i] != floorf(t->translation[i]) ||
+            fabsf(t->translation[i]) > 16777216.0f)
+            return 0;
+        tr[i] = (int64_t)t->translation[i];
+    }
+    return 1;
+}
+
+vxr_result vxr_save_vl32(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
+    *data = NULL;
+    *size = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        int32_t R[9];
+        int64_t t[3];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        if (!integer_placement(&in->transform, R, t))
+            return vxr_fail(err, VXR_ERROR_LIMIT,
+                            "instance %u is not placed on whole cells (rotation other than an "
+                            "axis permutation, or scale != 1): .vl32 cannot hold it",
+                            i);
+        total += s->models[in->model].voxel_count;
+    }
+    if (total > SIZE_MAX / RECORD) return vxr_fail(err, VXR_ERROR_LIMIT, "too many voxels");
+    export_ctx e = {s, {0}, {0}, malloc(total ? total * RECORD : 1), 0};
+    if (!e.out) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        integer_placement(&in->transform, e.R, e.t);
+        vxr_octree_foreach(&s->models[in->model], export_voxel, &e);
+    }
+    *data = e.out;
+    *size = e.n * RECORD;
+    return VXR_OK;
+}

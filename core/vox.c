@@ -1,0 +1,472 @@
+/* MagicaVoxel .vox reader, versions 150 and 200.
+ *
+ * Read: SIZE/XYZI model pairs, RGBA (file entry i is colour i + 1), the
+ * default palette when RGBA is absent, the scene graph (nTRN, nGRP, nSHP) at
+ * frame 0, and LAYR. Skipped: PACK, MATT, MATL, rOBJ, rCAM, NOTE, IMAP and
+ * any unknown chunk. Formats: ephtracy/voxel-model MagicaVoxel-file-format-vox.txt
+ * and MagicaVoxel-file-format-vox-extension.txt.
+ *
+ * Placement (DESIGN.md §2): a voxel v of a model of size S under a path with
+ * composed rotation R and translation t has world cell min
+ * floor(R (v + 1/2 - floor(S/2))) + t, i.e. the instance transform
+ * world = R local + (t - R floor(S/2)) applied to cells.
+ *
+ * Hidden nodes and hidden layers hide their subtree; such instances are kept
+ * with VXR_INSTANCE_HIDDEN. Voxels with colour index 0 are empty and skipped.
+ * Every size and count is checked against the bytes that hold it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static const uint32_t default_palette[256] = {
+#include "vox_palette.inc"
+};
+
+enum { MAX_GRAPH_DEPTH = 256, MAX_INSTANCES = 1 << 24, MAX_VISITS = 1 << 24, MAX_MODEL_SIZE = 256 };
+enum { NODE_TRN = 1, NODE_GRP, NODE_SHP };
+
+typedef struct span {
+    const uint8_t *p;
+    size_t size;
+    size_t base; /* file offset of p, for messages */
+} span;
+
+typedef struct gnode {
+    int32_t id;
+    int type;
+    uint32_t at;       /* file offset of the chunk */
+    const uint8_t *p;  /* chunk content */
+    size_t size;
+    int on_path;
+} gnode;
+
+typedef struct layer {
+    int32_t id;
+    int hidden;
+} layer;
+
+typedef struct reader {
+    vxr_scene_src *src;
+    vxr_error *err;
+    int32_t (*sizes)[3];
+    uint32_t n_sizes, cap_sizes;
+    gnode *nodes;
+    uint32_t n_nodes, cap_nodes;
+    layer *layers;
+    uint32_t n_layers, cap_layers;
+    int has_palette;
+    uint32_t visits;
+} reader;
+
+static vxr_result fail_at(reader *r, size_t at, const char *what) {
+    return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %zu: %s", at, what);
+}
+
+static int rd_i32(span *s, size_t *pos, int32_t *v) {
+    if (s->size - *pos < 4 || *pos > s->size) return 0;
+    const uint8_t *b = s->p + *pos;
+    *v = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+    *pos += 4;
+    return 1;
+}
+
+/* A STRING (int32 length, bytes). */
+static int rd_str(span *s, size_t *pos, const uint8_t **str, uint32_t *len) {
+    int32_t n;
+    if (!rd_i32(s, pos, &n) || n < 0 || (size_t)n > s->size - *pos) return 0;
+    *str = s->p + *pos;
+    *len = (uint32_t)n;
+    *pos += (size_t)n;
+    return 1;
+}
+
+/* Scans a DICT for key; the value is returned when found (first match).
+ * Returns 0 on a malformed dict. */
+static int rd_dict(span *s, size_t *pos, const char *key, const uint8_t **val, uint32_t *vlen,
+                   int *found) {
+    int32_t n;
+    *found = 0;
+    if (!rd_i32(s, pos, &n) || n < 0) return 0;
+    size_t klen = strlen(key);
+    for (int32_t i = 0; i < n; i++) {
+        const uint8_t *k, *v;
+        uint32_t kl, vl;
+        if (!rd_str(s, pos, &k, &kl) || !rd_str(s, pos, &v, &vl)) return 0;
+        if (!*found && kl == klen && !memcmp(k, key, klen)) {
+            *val = v;
+            *vlen = vl;
+            *found = 1;
+        }
+    }
+    return 1;
+}
+
+/* Parses up to `count` decimal integers separated by spaces; returns the
+ * number read, or -1 on junk. */
+static int parse_ints(const uint8_t *s, uint32_t len, int64_t *out, int count) {
+    int n = 0;
+    uint32_t i = 0;
+    while (i < len) {
+        if (s[i] == ' ') {
+            i++;
+            continue;
+        }
+        if (n == count) return -1;
+        int neg = 0;
+        if (s[i] == '-' || s[i] == '+') neg = s[i++] == '-';
+        if (i >= len || s[i] < '0' || s[i] > '9') return -1;
+        int64_t v = 0;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            v = v * 10 + (s[i++] - '0');
+            if (v > INT32_MAX) return -1;
+        }
+        out[n++] = neg ? -v : v;
+    }
+    return n;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t n, size_t elem) {
+    if (n < *cap) return 1;
+    uint32_t c = *cap ? *cap * 2 : 16;
+    if (c > (1u << 26)) return 0;
+    void *q = realloc(*p, c * elem);
+    if (!q) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+static vxr_result read_model(reader *r, span *chunk, size_t at) {
+    size_t pos = 0;
+    int32_t n;
+    if (r->n_sizes <= r->src->model_count)
+        return fail_at(r, at, "XYZI chunk without a SIZE chunk before it");
+    const int32_t *size = r->sizes[r->src->model_count];
+    if (!rd_i32(chunk, &pos, &n) || n < 0 || (size_t)n > (chunk->size - 4) / 4)
+        return fail_at(r, at, "XYZI voxel count exceeds the chunk");
+    uint32_t index;
+    if (vxr_scene_src_add_model(r->src, &index) != VXR_OK)
+        return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+    vxr_model_src *m = &r->src->models[index];
+    m->voxels = malloc(((size_t)n ? (size_t)n : 1) * sizeof *m->voxels);
+    if (!m->voxels) return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+    m->capacity = (size_t)n;
+    for (int32_t i = 0; i < n; i++) {
+        const uint8_t *v = chunk->p + 4 + 4 * (size_t)i;
+        if (v[0] >= size[0] || v[1] >= size[1] || v[2] >= size[2])
+            return vxr_fail(r->err, VXR_ERROR_FORMAT,
+                            "byte %zu: voxel %d of model %u at (%u,%u,%u) is outside its size "
+                            "%dx%dx%d",
+                            at, i, index, v[0], v[1], v[2], size[0], size[1], size[2]);
+        if (v[3] == 0) continue;
+        m->voxels[m->count++] = (vxr_voxel){v[0], v[1], v[2], v[3]};
+    }
+    return VXR_OK;
+}
+
+static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
+    while (pos < end) {
+        size_t at = pos;
+        int32_t n = 0, m = 0;
+        if (end - pos < 12) return fail_at(r, at, "truncated chunk header");
+        char id[5] = {0};
+        memcpy(id, file->p + pos, 4);
+        pos += 4;
+        rd_i32(file, &pos, &n);
+        rd_i32(file, &pos, &m);
+        if (n < 0 || m < 0 || (size_t)n > end - pos || (size_t)m > end - pos - (size_t)n)
+            return vxr_fail(r->err, VXR_ERROR_FORMAT,
+                            "byte %zu: chunk '%.4s' claims %d + %d bytes, %zu remain", at, id, n,
+                            m, end - pos);
+        span c = {file->p + pos, (size_t)n, pos};
+        vxr_result res = VXR_OK;
+        if (!memcmp(id, "SIZE", 4)) {
+            size_t p = 0;
+            if (!grow((void **)&r->sizes, &r->cap_sizes, r->n_sizes, sizeof *r->sizes))
+                return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+            int32_t *s = r->sizes[r->n_sizes];
+            if (!rd_i32(&c, &p, &s[0]) || !rd_i32(&c, &p, &s[1]) || !rd_i32(&c, &p, &s[2]))
+                return fail_at(r, at, "truncated SIZE chunk");
+            for (int k = 0; k < 3; k++)
+                if (s[k] < 1 || s[k] > MAX_MODEL_SIZE)
+                    return vxr_fail(r->err, VXR_ERROR_FORMAT,
+                                    "byte %zu: model size %dx%dx%d (each 1..256)", at, s[0], s[1],
+                                    s[2]);
+            if (r->n_sizes != r->src->model_count)
+                return fail_at(r, at, "SIZE chunk without an XYZI chunk after the previous one");
+            r->n_sizes++;
+        } else if (!memcmp(id, "XYZI", 4)) {
+            res = read_model(r, &c, at);
+        } else if (!memcmp(id, "RGBA", 4)) {
+            if (n < 1024) return fail_at(r, at, "RGBA chunk shorter than 256 colours");
+            for (int i = 0; i < 255; i++) {
+                const uint8_t *b = c.p + 4 * i;
+                r->src->palette[i + 1] = vxr_rgba(b[0], b[1], b[2], b[3]);
+            }
+            r->has_palette = 1;
+        } else if (!memcmp(id, "nTRN", 4) || !memcmp(id, "nGRP", 4) || !memcmp(id, "nSHP", 4)) {
+            size_t p = 0;
+            if (!grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes, sizeof *r->nodes))
+                return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+            gnode *g = &r->nodes[r->n_nodes++];
+            memset(g, 0, sizeof *g);
+            g->type = id[1] == 'T' ? NODE_TRN : id[1] == 'G' ? NODE_GRP : NODE_SHP;
+            g->at = (uint32_t)at;
+            g->p = c.p;
+            g->size = c.size;
+            if (!rd_i32(&c, &p, &g->id) || g->id < 0)
+                return fail_at(r, at, "scene-graph node without a valid id");
+        } else if (!memcmp(id, "LAYR", 4)) {
+            size_t p = 0;
+            if (!grow((void **)&r->layers, &r->cap_layers, r->n_layers, sizeof *r->layers))
+                return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+            layer *l = &r->layers[r->n_layers];
+            const uint8_t *v;
+            uint32_t vl;
+            int found;
+            if (!rd_i32(&c, &p, &l->id) || !rd_dict(&c, &p, "_hidden", &v, &vl, &found))
+                return fail_at(r, at, "malformed LAYR chunk");
+            l->hidden = found && vl == 1 && v[0] == '1';
+            r->n_layers++;
+        }
+        if (res != VXR_OK) return res;
+        pos += (size_t)n + (size_t)m;
+    }
+    return VXR_OK;
+}
+
+static int cmp_node(const void *a, const void *b) {
+    const gnode *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static gnode *find_node(reader *r, int32_t id) {
+    gnode key = {0};
+    key.id = id;
+    return bsearch(&key, r->nodes, r->n_nodes, sizeof *r->nodes, cmp_node);
+}
+
+/* Rotation byte (extension spec): bits 0-1 the column of row 0's non-zero
+ * entry, bits 2-3 row 1's, bits 4-6 the signs of rows 0-2 (1 = negative). */
+static int decode_rotation(uint32_t b, int32_t R[9]) {
+    uint32_t c0 = b & 3, c1 = (b >> 2) & 3;
+    if (c0 > 2 || c1 > 2 || c0 == c1 || b > 127) return 0;
+    uint32_t c2 = 3 - c0 - c1;
+    memset(R, 0, 9 * sizeof *R);
+    R[0 + c0] = b & 16 ? -1 : 1;
+    R[3 + c1] = b & 32 ? -1 : 1;
+    R[6 + c2] = b & 64 ? -1 : 1;
+    return 1;
+}
+
+/* Frame 0 of a list of frame dicts: the frame with the largest _f <= 0, else
+ * the one with the smallest _f, else the first. Leaves *pos after the list. */
+typedef struct frame_pick {
+    size_t pos;   /* start of the chosen dict */
+    int64_t f;    /* its _f, or INT64_MIN when it has none */
+    int have;
+} frame_pick;
+
+static void consider_frame(frame_pick *fp, size_t start, int has_f, int64_t f) {
+    int64_t key = has_f ? f : 0;
+    if (!fp->have) {
+        *fp = (frame_pick){start, key, 1};
+        return;
+    }
+    int better = key <= 0 ? (fp->f > 0 || key > fp->f) : (fp->f > 0 && key < fp->f);
+    if (better) *fp = (frame_pick){start, key, 1};
+}
+
+typedef struct xform {
+    int32_t R[9];
+    int64_t t[3];
+} xform;
+
+static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t depth);
+
+static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, int hidden,
+                            uint32_t depth) {
+    const uint8_t *v;
+    uint32_t vl;
+    int found;
+    int32_t child, reserved, layer_id, frames;
+    if (!rd_dict(c, &pos, "_hidden", &v, &vl, &found)) return fail_at(r, g->at, "malformed nTRN");
+    if (found && vl == 1 && v[0] == '1') hidden = 1;
+    if (!rd_i32(c, &pos, &child) || !rd_i32(c, &pos, &reserved) || !rd_i32(c, &pos, &layer_id) ||
+        !rd_i32(c, &pos, &frames) || frames < 0)
+        return fail_at(r, g->at, "malformed nTRN");
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        if (r->layers[i].id == layer_id && r->layers[i].hidden) hidden = 1;
+    frame_pick fp = {0};
+    for (int32_t f = 0; f < frames; f++) {
+        size_t start = pos;
+        int64_t fv = 0;
+        if (!rd_dict(c, &pos, "_f", &v, &vl, &found)) return fail_at(r, g->at, "malformed nTRN frame");
+        if (found && parse_ints(v, vl, &fv, 1) != 1) return fail_at(r, g->at, "bad nTRN _f");
+        consider_frame(&fp, start, found, fv);
+    }
+    xform local = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    if (fp.have) {
+        size_t p = fp.pos;
+        rd_dict(c, &p, "_r", &v, &vl, &found);
+        int64_t rb;
+        if (found && (parse_ints(v, vl, &rb, 1) != 1 || rb < 0 || !decode_rotation((uint32_t)rb, local.R)))
+            return fail_at(r, g->at, "invalid rotation in nTRN");
+        p = fp.pos;
+        rd_dict(c, &p, "_t", &v, &vl, &found);
+        if (found && parse_ints(v, vl, local.t, 3) != 3)
+            return fail_at(r, g->at, "invalid translation in nTRN");
+    }
+    xform out;
+    for (int i = 0; i < 3; i++) {
+        out.t[i] = x.t[i];
+        for (int k = 0; k < 3; k++) {
+            out.R[3 * i + k] = x.R[3 * i] * local.R[k] + x.R[3 * i + 1] * local.R[3 + k] +
+                               x.R[3 * i + 2] * local.R[6 + k];
+            out.t[i] += x.R[3 * i + k] * local.t[k];
+        }
+        /* Beyond 2^24 float positions stop being exact. */
+        if (out.t[i] < -(1ll << 24) || out.t[i] > (1ll << 24))
+            return fail_at(r, g->at, "translation beyond +-2^24");
+    }
+    return visit(r, child, out, hidden, depth + 1);
+}
+
+static vxr_result add_instance(reader *r, gnode *g, int32_t model, const xform *x, int hidden) {
+    if (model < 0 || (uint32_t)model >= r->src->model_count)
+        return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: nSHP names model %d of %u", g->at,
+                        model, r->src->model_count);
+    if (r->src->instance_count >= MAX_INSTANCES)
+        return fail_at(r, g->at, "the scene graph expands to more than 2^24 instances");
+    const int32_t *S = r->sizes[model];
+    vxr_instance in = {0};
+    in.model = (uint32_t)model;
+    in.flags = hidden ? VXR_INSTANCE_HIDDEN : 0;
+    in.view_distance = INFINITY;
+    in.transform.scale = 1;
+    for (int i = 0; i < 3; i++) {
+        int64_t t = x->t[i];
+        for (int k = 0; k < 3; k++) {
+            in.transform.rotation[3 * i + k] = (float)x->R[3 * i + k];
+            t -= x->R[3 * i + k] * (S[k] / 2);
+        }
+        in.transform.translation[i] = (float)t;
+    }
+    if (vxr_scene_src_add_instance(r->src, &in) != VXR_OK)
+        return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+    return VXR_OK;
+}
+
+static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t depth) {
+    gnode *g = find_node(r, id);
+    if (!g) return vxr_fail(r->err, VXR_ERROR_FORMAT, "scene graph refers to missing node %d", id);
+    if (depth > MAX_GRAPH_DEPTH)
+        return fail_at(r, g->at, "scene graph deeper than 256 levels");
+    if (++r->visits > MAX_VISITS)
+        return fail_at(r, g->at, "scene graph expands to more than 2^24 node visits");
+    if (g->on_path) return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: scene graph cycle through node %d", g->at, id);
+    span c = {g->p, g->size, 0};
+    size_t pos = 4;
+    const uint8_t *v;
+    uint32_t vl;
+    int found;
+    vxr_result res = VXR_OK;
+    g->on_path = 1;
+    if (g->type == NODE_TRN) {
+        res = visit_trn(r, g, &c, pos, x, hidden, depth);
+    } else if (g->type == NODE_GRP) {
+        int32_t n = 0, child = 0;
+        if (!rd_dict(&c, &pos, "_hidden", &v, &vl, &found) || !rd_i32(&c, &pos, &n) || n < 0 ||
+            (size_t)n > (c.size - pos) / 4)
+            res = fail_at(r, g->at, "malformed nGRP");
+        for (int32_t i = 0; res == VXR_OK && i < n; i++) {
+            rd_i32(&c, &pos, &child);
+            res = visit(r, child, x, hidden, depth + 1);
+        }
+    } else {
+        int32_t n, model;
+        frame_pick fp = {0};
+        int32_t chosen = -1;
+        if (!rd_dict(&c, &pos, "_hidden", &v, &vl, &found) || !rd_i32(&c, &pos, &n) || n < 0)
+            res = fail_at(r, g->at, "malformed nSHP");
+        for (int32_t i = 0; res == VXR_OK && i < n; i++) {
+            int64_t fv = 0;
+            if (!rd_i32(&c, &pos, &model) || !rd_dict(&c, &pos, "_f", &v, &vl, &found) ||
+                (found && parse_ints(v, vl, &fv, 1) != 1)) {
+                res = fail_at(r, g->at, "malformed nSHP model entry");
+                break;
+            }
+            consider_frame(&fp, (size_t)i, found, fv);
+            if (fp.pos == (size_t)i) chosen = model;
+        }
+        if (res == VXR_OK && chosen >= 0) res = add_instance(r, g, chosen, &x, hidden);
+    }
+    g->on_path = 0;
+    return res;
+}
+
+vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
+    vxr_scene_src_init(dest, 1);
+    reader r = {0};
+    r.src = dest;
+    r.err = err;
+    span file = {data, size, 0};
+    size_t pos = 4;
+    int32_t version = 0, n = 0, m = 0;
+    vxr_result res = VXR_OK;
+    if (size < 8 || memcmp(data, "VOX ", 4)) {
+        res = vxr_fail(err, VXR_ERROR_FORMAT, "not a .vox file (no 'VOX ' magic)");
+        goto done;
+    }
+    rd_i32(&file, &pos, &version);
+    if (version < 150 || version > 200) {
+        res = vxr_fail(err, VXR_ERROR_FORMAT, "unsupported .vox version %d (150..200)", version);
+        goto done;
+    }
+    if (size - pos < 12 || memcmp(data + pos, "MAIN", 4)) {
+        res = fail_at(&r, pos, "expected the MAIN chunk");
+        goto done;
+    }
+    pos += 4;
+    rd_i32(&file, &pos, &n);
+    rd_i32(&file, &pos, &m);
+    if (n < 0 || m < 0 || (size_t)n > size - pos || (size_t)m > size - pos - (size_t)n) {
+        res = vxr_fail(err, VXR_ERROR_FORMAT,
+                       "byte 8: MAIN chunk claims %d + %d bytes, the file has %zu after its header",
+                       n, m, size - pos);
+        goto done;
+    }
+    pos += (size_t)n;
+    res = read_chunks(&r, &file, pos, pos + (size_t)m);
+    if (res != VXR_OK) goto done;
+    if (r.n_sizes != dest->model_count) {
+        res = vxr_fail(err, VXR_ERROR_FORMAT, "SIZE chunk %u has no XYZI chunk", dest->model_count);
+        goto done;
+    }
+    if (!r.has_palette) memcpy(dest->palette, default_palette, sizeof default_palette);
+    dest->palette[0] = 0;
+    if (r.n_nodes == 0) {
+        /* No scene graph (older files): each model once, unrotated. */
+        xform id = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+        gnode none = {0};
+        for (uint32_t i = 0; res == VXR_OK && i < dest->model_count; i++)
+            res = add_instance(&r, &none, (int32_t)i, &id, 0);
+        goto done;
+    }
+    qsort(r.nodes, r.n_nodes, sizeof *r.nodes, cmp_node);
+    for (uint32_t i = 1; i < r.n_nodes; i++)
+        if (r.nodes[i].id == r.nodes[i - 1].id) {
+            res = vxr_fail(err, VXR_ERROR_FORMAT, "byte %u: scene-graph node id %d appears twice",
+                           r.nodes[i].at, r.nodes[i].id);
+            goto done;
+        }
+    xform id = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    res = visit(&r, 0, id, 0, 0);
+done:
+    free(r.sizes);
+    free(r.nodes);
+    free(r.layers);
+    if (res != VXR_OK) vxr_scene_src_free(dest);
+    return res;
+}

@@ -1,0 +1,209 @@
+/* .vxo: vxr's own file of built octrees. Little-endian 32-bit words:
+ *
+ *   "VXO\0" version attr_size model_count instance_count 0 0 0   (8 words)
+ *   palette[256]
+ *   per model: origin[3] depth voxel_count node_count brick_count
+ *              vmin[3] vmax[3]                                    (13 words)
+ *              nodes[node_count] (2 words each), brick_attr[brick_count],
+ *              attrs (voxel_count * attr_size bytes, zero-padded to 4)
+ *   per instance: model flags rotation[9] scale translation[3]
+ *                 view_distance                                   (16 words)
+ *
+ * The loader trusts nothing: every count is checked against the bytes left,
+ * every octree is validated (vxr_octree_validate), padding must be zero and
+ * nothing may follow, so a file that loads is exactly what save writes. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define VXO_VERSION 1u
+enum { HEADER_WORDS = 8, MODEL_WORDS = 13, INSTANCE_WORDS = 16 };
+
+static size_t pad4(size_t v) {
+    return (v + 3) & ~(size_t)3;
+}
+
+static size_t model_bytes(const vxr_octree *m) {
+    return MODEL_WORDS * 4 + (size_t)m->node_count * 8 + (size_t)m->brick_count * 4 +
+           pad4((size_t)m->voxel_count * m->attr_size);
+}
+
+vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size) {
+    size_t total = (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)s->instance_count * INSTANCE_WORDS * 4;
+    for (uint32_t i = 0; i < s->model_count; i++) total += model_bytes(&s->models[i]);
+    uint8_t *out = calloc(1, total), *p = out;
+    *data = out;
+    *size = out ? total : 0;
+    if (!out) return VXR_ERROR_MEMORY;
+    const uint32_t header[HEADER_WORDS] = {0x004f5856u, VXO_VERSION, s->attr_size, s->model_count,
+                                           s->instance_count};
+    for (int k = 0; k < HEADER_WORDS; k++, p += 4) vxr_put32(p, header[k]);
+    for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++, p += 4) vxr_put32(p, s->palette[k]);
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        const vxr_octree *m = &s->models[i];
+        const uint32_t w[MODEL_WORDS] = {
+            (uint32_t)m->origin[0], (uint32_t)m->origin[1], (uint32_t)m->origin[2], m->depth,
+            m->voxel_count,         m->node_count,          m->brick_count,
+            (uint32_t)m->vmin[0],   (uint32_t)m->vmin[1],   (uint32_t)m->vmin[2],
+            (uint32_t)m->vmax[0],   (uint32_t)m->vmax[1],   (uint32_t)m->vmax[2]};
+        for (int k = 0; k < MODEL_WORDS; k++, p += 4) vxr_put32(p, w[k]);
+        for (uint32_t k = 0; k < m->node_count; k++, p += 8) {
+            vxr_put32(p, m->nodes[k].a);
+            vxr_put32(p + 4, m->nodes[k].b);
+        }
+        for (uint32_t k = 0; k < m->brick_count; k++, p += 4) vxr_put32(p, m->brick_attr[k]);
+        if (m->attr_size == 1) {
+            memcpy(p, m->attrs, m->voxel_count);
+        } else {
+            for (uint32_t k = 0; k < m->voxel_count; k++) {
+                uint32_t c;
+                memcpy(&c, m->attrs + 4 * (size_t)k, 4);
+                vxr_put32(p + 4 * (size_t)k, c);
+            }
+        }
+        p += pad4((size_t)m->voxel_count * m->attr_size);
+    }
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        uint32_t w[INSTANCE_WORDS];
+        w[0] = in->model;
+        w[1] = in->flags;
+        memcpy(w + 2, in->transform.rotation, 9 * 4);
+        memcpy(w + 11, &in->transform.scale, 4);
+        memcpy(w + 12, in->transform.translation, 3 * 4);
+        memcpy(w + 15, &in->view_distance, 4);
+        for (int k = 0; k < INSTANCE_WORDS; k++, p += 4) vxr_put32(p, w[k]);
+    }
+    return VXR_OK;
+}
+
+typedef struct cursor {
+    const uint8_t *p;
+    size_t size, pos;
+} cursor;
+
+static int take(cursor *c, size_t bytes, const uint8_t **at) {
+    if (bytes > c->size - c->pos) return 0;
+    *at = c->p + c->pos;
+    c->pos += bytes;
+    return 1;
+}
+
+static vxr_result read_model(cursor *c, uint32_t attr_size, vxr_octree *m, uint32_t index,
+                             vxr_error *err) {
+    const uint8_t *w;
+    size_t at = c->pos;
+    if (!take(c, MODEL_WORDS * 4, &w))
+        return vxr_fail(err, VXR_ERROR_FORMAT, "byte %zu: model %u header is truncated", at, index);
+    for (int k = 0; k < 3; k++) {
+        m->origin[k] = (int32_t)vxr_get32(w + 4 * k);
+        m->vmin[k] = (int32_t)vxr_get32(w + 28 + 4 * k);
+        m->vmax[k] = (int32_t)vxr_get32(w + 40 + 4 * k);
+    }
+    m->depth = vxr_get32(w + 12);
+    m->voxel_count = vxr_get32(w + 16);
+    m->node_count = vxr_get32(w + 20);
+    m->brick_count = vxr_get32(w + 24);
+    m->attr_size = attr_size;
+    size_t attr_bytes = (size_t)m->voxel_count * attr_size;
+    uint64_t need = (uint64_t)m->node_count * 8 + (uint64_t)m->brick_count * 4 + pad4(attr_bytes);
+    if (need > c->size - c->pos)
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "byte %zu: model %u claims %u nodes, %u bricks and %u voxels, more than the "
+                        "%zu bytes left",
+                        at, index, m->node_count, m->brick_count, m->voxel_count, c->size - c->pos);
+    m->nodes = malloc(((size_t)m->node_count ? m->node_count : 1) * sizeof *m->nodes);
+    m->brick_attr = malloc(((size_t)m->brick_count ? m->brick_count : 1) * sizeof *m->brick_attr);
+    m->attrs = malloc(attr_bytes ? attr_bytes : 1);
+    if (!m->nodes || !m->brick_attr || !m->attrs)
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for model %u", index);
+    take(c, (size_t)m->node_count * 8, &w);
+    for (uint32_t k = 0; k < m->node_count; k++) {
+        m->nodes[k].a = vxr_get32(w + 8 * (size_t)k);
+        m->nodes[k].b = vxr_get32(w + 8 * (size_t)k + 4);
+    }
+    take(c, (size_t)m->brick_count * 4, &w);
+    for (uint32_t k = 0; k < m->brick_count; k++) m->brick_attr[k] = vxr_get32(w + 4 * (size_t)k);
+    take(c, pad4(attr_bytes), &w);
+    if (attr_size == 1) {
+        memcpy(m->attrs, w, attr_bytes);
+    } else {
+        for (uint32_t k = 0; k < m->voxel_count; k++) {
+            uint32_t v = vxr_get32(w + 4 * (size_t)k);
+            memcpy(m->attrs + 4 * (size_t)k, &v, 4);
+        }
+    }
+    for (size_t k = attr_bytes; k < pad4(attr_bytes); k++)
+        if (w[k]) return vxr_fail(err, VXR_ERROR_FORMAT, "model %u: non-zero padding", index);
+    vxr_error inner;
+    if (vxr_octree_validate(m, &inner) != VXR_OK)
+        return vxr_fail(err, VXR_ERROR_FORMAT, "byte %zu: model %u: %s", at, index, inner.message);
+    return VXR_OK;
+}
+
+vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err) {
+    *dest = NULL;
+    cursor c = {data, size, 0};
+    const uint8_t *w;
+    if (!take(&c, (HEADER_WORDS + VXR_PALETTE_SIZE) * 4, &w) || memcmp(w, "VXO", 4))
+        return vxr_fail(err, VXR_ERROR_FORMAT, "not a .vxo file (bad magic or truncated header)");
+    uint32_t version = vxr_get32(w + 4), attr_size = vxr_get32(w + 8);
+    uint32_t models = vxr_get32(w + 12), instances = vxr_get32(w + 16);
+    if (version != VXO_VERSION)
+        return vxr_fail(err, VXR_ERROR_FORMAT, ".vxo version %u (this build reads %u)", version,
+                        VXO_VERSION);
+    if (attr_size != 1 && attr_size != 4)
+        return vxr_fail(err, VXR_ERROR_FORMAT, "attribute size %u (expected 1 or 4)", attr_size);
+    if (vxr_get32(w + 20) || vxr_get32(w + 24) || vxr_get32(w + 28))
+        return vxr_fail(err, VXR_ERROR_FORMAT, "reserved header words are not zero");
+    /* Each model needs at least its header, each instance its record. */
+    if ((uint64_t)models * MODEL_WORDS * 4 + (uint64_t)instances * INSTANCE_WORDS * 4 > size - c.pos)
+        return vxr_fail(err, VXR_ERROR_FORMAT, "%u models and %u instances do not fit in %zu bytes",
+                        models, instances, size);
+    vxr_scene *s = calloc(1, sizeof *s);
+    if (s) {
+        s->models = calloc(models ? models : 1, sizeof *s->models);
+        s->instances = calloc(instances ? instances : 1, sizeof *s->instances);
+    }
+    if (!s || !s->models || !s->instances) {
+        vxr_scene_destroy(s);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    s->model_count = models;
+    s->instance_count = instances;
+    s->attr_size = attr_size;
+    for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++) s->palette[k] = vxr_get32(w + 32 + 4 * k);
+    vxr_result r = VXR_OK;
+    for (uint32_t i = 0; r == VXR_OK && i < models; i++)
+        r = read_model(&c, attr_size, &s->models[i], i, err);
+    for (uint32_t i = 0; r == VXR_OK && i < instances; i++) {
+        size_t at = c.pos;
+        if (!take(&c, INSTANCE_WORDS * 4, &w)) {
+            r = vxr_fail(err, VXR_ERROR_FORMAT, "byte %zu: instance %u is truncated", at, i);
+            break;
+        }
+        uint32_t v[INSTANCE_WORDS];
+        for (int k = 0; k < INSTANCE_WORDS; k++) v[k] = vxr_get32(w + 4 * k);
+        vxr_instance *in = &s->instances[i];
+        in->model = v[0];
+        in->flags = v[1];
+        memcpy(in->transform.rotation, v + 2, 9 * 4);
+        memcpy(&in->transform.scale, v + 11, 4);
+        memcpy(in->transform.translation, v + 12, 3 * 4);
+        memcpy(&in->view_distance, v + 15, 4);
+        if (in->flags & ~(uint32_t)VXR_INSTANCE_HIDDEN)
+            r = vxr_fail(err, VXR_ERROR_FORMAT, "byte %zu: instance %u has unknown flags 0x%x", at,
+                         i, in->flags);
+        else
+            r = vxr_instance_check(in, i, models, err);
+    }
+    if (r == VXR_OK && c.pos != size)
+        r = vxr_fail(err, VXR_ERROR_FORMAT, "%zu unexpected bytes after the last instance",
+                     size - c.pos);
+    if (r != VXR_OK) {
+        vxr_scene_destroy(s);
+        return r;
+    }
+    *dest = s;
+    return VXR_OK;
+}

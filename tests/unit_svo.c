@@ -1,0 +1,318 @@
+/* Octree construction: the seed's facts (with its errata corrected), both
+ * builders against a brute-force oracle and against each other, validation
+ * of corrupted layouts, and the GPU blob's fields. */
+#include <stddef.h>
+#include "vxr/scene.h"
+#include "vxr_test.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static int32_t rnd_range(int32_t lo, int32_t hi) {
+    return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
+}
+
+static void test_ileave3_seed_facts(void) {
+    CHECK_EQ_INT(vxr_ileave3(6, 8, 9), 1825); /* the seed's 1989 is an erratum */
+    uint32_t c[3];
+    vxr_deinterleave3(25, c);
+    CHECK_EQ_INT(c[0], 0);
+    CHECK_EQ_INT(c[1], 2);
+    CHECK_EQ_INT(c[2], 3);
+    CHECK_EQ_INT(vxr_ileave3(1, 0, 0), 4); /* x is the most significant bit: 4x + 2y + z */
+    CHECK_EQ_INT(vxr_ileave3(0, 1, 0), 2);
+    CHECK_EQ_INT(vxr_ileave3(0, 0, 1), 1);
+    for (int i = 0; i < 10000; i++) {
+        uint32_t x = rnd() & 0x1fffff, y = rnd() & 0x1fffff, z = rnd() & 0x1fffff;
+        uint64_t k = vxr_ileave3(x, y, z);
+        /* bit by bit, against the definition */
+        uint64_t slow = 0;
+        for (int b = 20; b != -1; b--) slow = slow << 3 | ((x >> b) & 1) << 2 | ((y >> b) & 1) << 1 | ((z >> b) & 1);
+        CHECK(k == slow);
+        vxr_deinterleave3(k, c);
+        CHECK(c[0] == x && c[1] == y && c[2] == z);
+    }
+}
+
+static void test_abs_svo_4cube(void) {
+    /* The seed's 4^3 example: half-extent 2 holds [-2, 1]^3 and nothing else. */
+    for (int32_t n = -6; n <= 6; n++) CHECK_EQ_INT(vxr_abs_svo(n) < 2, n >= -2 && n <= 1);
+    CHECK_EQ_INT(vxr_abs_svo(-1), 0);
+    CHECK_EQ_INT(vxr_abs_svo(INT32_MIN), INT32_MAX);
+}
+
+/* Oracle: the distinct voxels with the last colour of each position. */
+typedef struct entry {
+    int32_t x, y, z;
+    uint32_t color;
+    size_t order;
+} entry;
+
+static int cmp_entry(const void *a, const void *b) {
+    const entry *p = a, *q = b;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    if (p->z != q->z) return p->z < q->z ? -1 : 1;
+    return p->order < q->order ? -1 : p->order > q->order;
+}
+
+typedef struct collect {
+    entry *e;
+    size_t n, cap;
+} collect;
+
+static void collect_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    collect *c = user;
+    if (c->n < c->cap) c->e[c->n] = (entry){x, y, z, attr, c->n};
+    c->n++;
+}
+
+static size_t oracle(const vxr_voxel *v, size_t n, entry *out) {
+    entry *all = malloc((n ? n : 1) * sizeof *all);
+    for (size_t i = 0; i < n; i++) all[i] = (entry){v[i].x, v[i].y, v[i].z, v[i].color, i};
+    qsort(all, n, sizeof *all, cmp_entry);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 1 < n && all[i + 1].x == all[i].x && all[i + 1].y == all[i].y && all[i + 1].z == all[i].z)
+            continue;
+        out[m++] = all[i];
+    }
+    free(all);
+    return m;
+}
+
+/* Checks a built tree against the oracle: same voxel set, same colours,
+ * tight bounds, valid layout, and point lookups that agree. */
+static void check_tree(const vxr_octree *t, const vxr_voxel *v, size_t n) {
+    entry *want = malloc((n ? n : 1) * sizeof *want);
+    size_t m = oracle(v, n, want);
+    CHECK_EQ_INT(t->voxel_count, m);
+    CHECK(vxr_octree_validate(t, NULL) == VXR_OK);
+    collect c = {malloc((m ? m : 1) * sizeof(entry)), 0, m};
+    vxr_octree_foreach(t, collect_voxel, &c);
+    CHECK_EQ_INT(c.n, m);
+    if (c.n == m) {
+        for (size_t i = 0; i < m; i++) c.e[i].order = 0;
+        qsort(c.e, m, sizeof(entry), cmp_entry);
+        for (size_t i = 0; i < m; i++)
+            CHECK(c.e[i].x == want[i].x && c.e[i].y == want[i].y && c.e[i].z == want[i].z &&
+                  c.e[i].color == want[i].color);
+    }
+    for (size_t i = 0; i < m && i < 2000; i++) {
+        uint32_t a = 0;
+        CHECK(vxr_octree_lookup(t, want[i].x, want[i].y, want[i].z, &a));
+        CHECK(a == want[i].color);
+    }
+    free(c.e);
+    free(want);
+}
+
+static void build_both(const vxr_voxel *v, size_t n, uint32_t attr_size) {
+    vxr_octree a, b;
+    CHECK(vxr_octree_build(v, n, attr_size, &a, NULL) == VXR_OK);
+    CHECK(vxr_octree_build_incremental(v, n, attr_size, &b, NULL) == VXR_OK);
+    check_tree(&a, v, n);
+    check_tree(&b, v, n);
+    CHECK(vxr_octree_equal(&a, &b));
+    vxr_octree_free(&a);
+    vxr_octree_free(&b);
+}
+
+static void test_random_lists_bulk_equals_incremental(void) {
+    for (int round = 0; round < 60; round++) {
+        size_t n = 1 + rnd() % 5000;
+        int32_t spread = 1 << (rnd() % 12);
+        int32_t off = rnd_range(-3000, 3000);
+        vxr_voxel *v = malloc(n * sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0 && rnd() % 8 == 0) { /* duplicate an earlier position, new colour */
+                v[i] = v[rnd() % i];
+                v[i].color = 1 + rnd() % 255;
+                continue;
+            }
+            v[i] = (vxr_voxel){off + rnd_range(-spread, spread), off + rnd_range(-spread, spread),
+                               rnd_range(-spread, spread), 1 + rnd() % 255};
+        }
+        build_both(v, n, 1);
+        for (size_t i = 0; i < n; i++) v[i].color = rnd() | 1;
+        build_both(v, n, 4);
+        free(v);
+    }
+}
+
+static void test_extremes(void) {
+    const int32_t L = (1 << 20) - 1;
+    vxr_voxel v[] = {{-L - 1, -L - 1, -L - 1, 3}, {L, L, L, 4}, {0, 0, 0, 5}, {-1, -1, -1, 6}};
+    build_both(v, 4, 1);
+    vxr_octree t;
+    CHECK(vxr_octree_build(v, 4, 1, &t, NULL) == VXR_OK);
+    CHECK_EQ_INT(t.depth, VXR_MAX_DEPTH);
+    vxr_octree_free(&t);
+    vxr_voxel far[] = {{L + 1, 0, 0, 1}};
+    vxr_error err;
+    CHECK(vxr_octree_build(far, 1, 1, &t, &err) == VXR_ERROR_LIMIT);
+    CHECK(strstr(err.message, "beyond") != NULL);
+    CHECK(t.nodes == NULL && t.voxel_count == 0);
+    CHECK(vxr_octree_build_incremental(far, 1, 1, &t, NULL) == VXR_ERROR_LIMIT);
+    vxr_voxel bad[] = {{0, 0, 0, 0}};
+    CHECK(vxr_octree_build(bad, 1, 1, &t, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_octree_build(v, 1, 3, &t, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_octree_build(NULL, 0, 1, &t, NULL) == VXR_OK);
+    CHECK(t.node_count == 0 && t.depth == 0);
+    CHECK(vxr_octree_validate(&t, NULL) == VXR_OK);
+    CHECK(!vxr_octree_lookup(&t, 0, 0, 0, NULL));
+}
+
+static void test_growth_keeps_every_voxel(void) {
+    /* Each voxel forces the incremental root to grow past the earlier ones. */
+    vxr_voxel v[40];
+    size_t n = 0;
+    for (int32_t s = 1; s < (1 << 19); s *= 2) {
+        v[n++] = (vxr_voxel){s, -s, s / 2, 1 + (uint32_t)n};
+        v[n++] = (vxr_voxel){-s - 1, s - 1, -s, 2 + (uint32_t)n};
+    }
+    build_both(v, n, 1);
+}
+
+static void test_trimming(void) {
+    /* One voxel far from the origin: the root trims down to one brick. */
+    vxr_voxel one = {1001, -77, 5, 9};
+    vxr_octree t;
+    CHECK(vxr_octree_build_incremental(&one, 1, 1, &t, NULL) == VXR_OK);
+    CHECK_EQ_INT(t.depth, 2);
+    CHECK_EQ_INT(t.node_count, 1);
+    CHECK_EQ_INT(t.origin[0], 1000);
+    CHECK_EQ_INT(t.origin[1], -80);
+    CHECK_EQ_INT(t.origin[2], 4);
+    vxr_octree_free(&t);
+    /* Voxels straddling the origin keep the root centred there. */
+    vxr_voxel two[] = {{-1, -1, -1, 1}, {0, 0, 0, 2}};
+    CHECK(vxr_octree_build_incremental(two, 2, 1, &t, NULL) == VXR_OK);
+    CHECK_EQ_INT(t.depth, 2);
+    CHECK_EQ_INT(t.origin[0], -2);
+    CHECK_EQ_INT(t.nodes[0].a, 1u << 7 | 0); /* voxel (-1,-1,-1) is octant 7 of level-1 octant 0 */
+    CHECK_EQ_INT(t.nodes[0].b, 1u << (7 * 8 - 32)); /* voxel (0,0,0) is octant 0 of octant 7 */
+    vxr_octree_free(&t);
+    /* A cluster in the +x+y+z octant of a large extent trims to its own cube. */
+    vxr_voxel c[] = {{64, 64, 64, 1}, {127, 127, 127, 2}};
+    CHECK(vxr_octree_build_incremental(c, 2, 1, &t, NULL) == VXR_OK);
+    CHECK_EQ_INT(t.depth, 6);
+    CHECK_EQ_INT(t.origin[0], 64);
+    vxr_octree_free(&t);
+    build_both(c, 2, 1);
+}
+
+static void test_validate_rejects_corruption(void) {
+    vxr_voxel v[300];
+    for (int i = 0; i < 300; i++) v[i] = (vxr_voxel){rnd_range(-40, 40), rnd_range(-40, 40), rnd_range(-40, 40), 1 + (uint32_t)i % 200};
+    vxr_octree t;
+    CHECK(vxr_octree_build(v, 300, 1, &t, NULL) == VXR_OK);
+    CHECK(vxr_octree_validate(&t, NULL) == VXR_OK);
+    vxr_error err;
+    uint32_t saved = t.nodes[0].b;
+    t.nodes[0].b = 1000000;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.nodes[0].b = saved;
+    saved = t.nodes[0].a;
+    t.nodes[0].a = 0;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.nodes[0].a = saved;
+    t.brick_attr[t.brick_count - 1] += 1;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.brick_attr[t.brick_count - 1] -= 1;
+    t.voxel_count += 1;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.voxel_count -= 1;
+    t.vmax[0] += 1;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.vmax[0] -= 1;
+    t.origin[1] += 1;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.origin[1] -= 1;
+    uint32_t depth = t.depth;
+    t.depth = 40;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.depth = depth + 1;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_ERROR_FORMAT);
+    t.depth = depth;
+    CHECK(vxr_octree_validate(&t, &err) == VXR_OK);
+    vxr_octree_free(&t);
+}
+
+static void test_layout_offsets(void) {
+    CHECK_EQ_INT(sizeof(vxr_node), 8);
+    CHECK_EQ_INT(offsetof(vxr_node, a), 0);
+    CHECK_EQ_INT(offsetof(vxr_node, b), 4);
+    CHECK_EQ_INT(offsetof(vxr_blob_header, magic), 0);
+    CHECK_EQ_INT(offsetof(vxr_blob_header, model_count), 16);
+    CHECK_EQ_INT(offsetof(vxr_blob_header, nodes_offset), 60);
+    CHECK_EQ_INT(offsetof(vxr_blob_header, attrs_offset), 68);
+    CHECK_EQ_INT(offsetof(vxr_gpu_model, origin), 0);
+    CHECK_EQ_INT(offsetof(vxr_gpu_model, depth), 12);
+    CHECK_EQ_INT(offsetof(vxr_gpu_model, attr_base), 28);
+    CHECK_EQ_INT(offsetof(vxr_gpu_model, attr_size), 44);
+    CHECK_EQ_INT(offsetof(vxr_gpu_instance, world_to_local), 0);
+    CHECK_EQ_INT(offsetof(vxr_gpu_instance, view_distance), 132);
+}
+
+static void test_blob_fields(void) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    uint32_t m;
+    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+    for (int i = 0; i < 100; i++) vxr_model_src_push(&src.models[m], i % 7, i / 7, -i % 5, 1 + (uint32_t)i);
+    vxr_instance in = {0, 0, vxr_transform_identity(), 50};
+    in.transform.translation[0] = 10;
+    in.transform.scale = 2;
+    vxr_scene_src_add_instance(&src, &in);
+    vxr_scene_src_add_instance(&src, &in);
+    src.palette[5] = 0x11223344;
+    vxr_scene *s;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    size_t size = vxr_scene_blob_size(s);
+    uint8_t *blob = malloc(size);
+    vxr_scene_write_blob(s, blob);
+    vxr_blob_header h;
+    memcpy(&h, blob, sizeof h);
+    CHECK(h.magic == VXR_BLOB_MAGIC && h.version == VXR_BLOB_VERSION && h.blob_bytes == size);
+    CHECK(h.model_count == 1 && h.instance_count == 2 && h.node_count == s->models[0].node_count);
+    CHECK(h.models_offset % 16 == 0 && h.nodes_offset % 16 == 0 && h.attrs_offset % 16 == 0);
+    CHECK(!memcmp(blob + h.nodes_offset, s->models[0].nodes, h.node_count * 8));
+    CHECK(!memcmp(blob + h.attrs_offset, s->models[0].attrs, s->models[0].voxel_count));
+    uint32_t pal5;
+    memcpy(&pal5, blob + h.palette_offset + 20, 4);
+    CHECK(pal5 == 0x11223344);
+    vxr_gpu_instance gi;
+    memcpy(&gi, blob + h.instances_offset + sizeof gi, sizeof gi);
+    CHECK(gi.local_to_world[0] == 2 && gi.local_to_world[3] == 10);
+    CHECK(gi.world_to_local[0] == 0.5f && gi.world_to_local[3] == -5);
+    CHECK(gi.view_distance == 50 && gi.model == 0);
+    vxr_gpu_model gm;
+    memcpy(&gm, blob + h.models_offset, sizeof gm);
+    CHECK(gm.depth == s->models[0].depth && gm.brick_base == gm.node_count - gm.brick_count);
+    vxr_scene_stats st;
+    vxr_scene_get_stats(s, &st);
+    CHECK(st.bytes == size && st.instanced_voxels == 200 && st.model_voxels == 100);
+    free(blob);
+    vxr_scene_destroy(s);
+    vxr_scene_src_free(&src);
+}
+
+int main(int argc, char **argv) {
+    static const vxr_test_case tests[] = {
+        TEST(test_ileave3_seed_facts),
+        TEST(test_abs_svo_4cube),
+        TEST(test_random_lists_bulk_equals_incremental),
+        TEST(test_extremes),
+        TEST(test_growth_keeps_every_voxel),
+        TEST(test_trimming),
+        TEST(test_validate_rejects_corruption),
+        TEST(test_layout_offsets),
+        TEST(test_blob_fields),
+    };
+    return RUN_TESTS(tests);
+}

@@ -1,0 +1,22 @@
+/* Shared pieces of the vxr command line: exit codes, errors, JSON output. */
+#ifndef VXR_CLI_H
+#define VXR_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "vxr/scene.h"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
+
+/* Prints "vxr: WHAT: reason" on stderr and returns the exit status for r. */
+int cli_fail(const char *what, vxr_result r, const vxr_error *err);
+/* Prints "vxr: message" and the usage hint on stderr; returns EXIT_USAGE. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+/* True when progress should be printed (stderr is a terminal, not --json). */
+bool cli_progress(bool json);
+
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,141 @@
+/* vxr: the command line (DESIGN.md §5). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: vxr COMMAND [options]\n"
+    "  info SCENE [--json]          models, instances, voxels, bounds, octree size\n"
+    "  convert IN OUT               write OUT as .vxo (built octrees) or .vl32\n"
+    "  bench build SCENE [--json]   octree build speed and size, bulk vs incremental\n"
+    "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
+
+int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
+    fprintf(stderr, "vxr: %s: %s\n", what, err && err->message[0] ? err->message : vxr_result_string(r));
+    return r == VXR_ERROR_ARGUMENT ? EXIT_USAGE : EXIT_INPUT;
+}
+
+int cli_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vxr: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n", stderr);
+    va_end(ap);
+    fputs("run 'vxr --help' for the commands\n", stderr);
+    return EXIT_USAGE;
+}
+
+double cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool cli_progress(bool json) {
+    return !json && isatty(2);
+}
+
+static int cmd_info(int argc, char **argv) {
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_usage("info: unknown option '%s'", argv[i]);
+        else if (!path)
+            path = argv[i];
+        else
+            return cli_usage("info: more than one SCENE");
+    }
+    if (!path) return cli_usage("info: missing SCENE");
+    if (cli_progress(json)) fprintf(stderr, "loading %s ...\r", path);
+    vxr_scene *scene;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(path, &scene, &err);
+    if (cli_progress(json)) fprintf(stderr, "\033[K");
+    if (r != VXR_OK) return cli_fail(path, r, &err);
+    vxr_scene_stats s;
+    vxr_scene_get_stats(scene, &s);
+    double bpv = s.model_voxels ? (double)s.bytes / (double)s.model_voxels : 0.0;
+    if (json) {
+        printf("{\"scene\":\"");
+        for (const char *c = path; *c; c++) {
+            if (*c == '"' || *c == '\\') putchar('\\');
+            if ((unsigned char)*c >= 0x20) putchar(*c);
+        }
+        printf("\",\"models\":%u,\"instances\":%u,\"instanced_voxels\":%llu,"
+               "\"aabb_min\":[%lld,%lld,%lld],\"aabb_max\":[%lld,%lld,%lld],\"nodes\":%llu,"
+               "\"bricks\":%llu,\"model_voxels\":%llu,\"bytes\":%llu,\"bytes_per_voxel\":%.4f,"
+               "\"build_s\":%.6f}\n",
+               s.models, s.instances, (unsigned long long)s.instanced_voxels,
+               (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
+               (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2],
+               (unsigned long long)s.nodes, (unsigned long long)s.bricks,
+               (unsigned long long)s.model_voxels, (unsigned long long)s.bytes, bpv,
+               scene->build_s);
+    } else {
+        printf("scene             %s\n", path);
+        printf("models            %u\n", s.models);
+        printf("instances         %u visible of %u\n", s.instances, scene->instance_count);
+        printf("instanced voxels  %llu\n", (unsigned long long)s.instanced_voxels);
+        printf("world bounds      [%lld, %lld, %lld] .. [%lld, %lld, %lld] (cells, max exclusive)\n",
+               (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
+               (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2]);
+        printf("model voxels      %llu\n", (unsigned long long)s.model_voxels);
+        printf("octree nodes      %llu (%llu bricks of 4^3)\n", (unsigned long long)s.nodes,
+               (unsigned long long)s.bricks);
+        printf("GPU bytes         %llu (%.3f per voxel)\n", (unsigned long long)s.bytes, bpv);
+        printf("build             %.3f ms\n", scene->build_s * 1e3);
+    }
+    vxr_scene_destroy(scene);
+    return EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int cmd_convert(int argc, char **argv) {
+    if (argc != 2) return cli_usage("convert: expected IN OUT");
+    const char *in = argv[0], *out = argv[1];
+    bool vxo = ends_with(out, ".vxo"), vl32 = ends_with(out, ".vl32");
+    if (!vxo && !vl32) return cli_usage("convert: OUT must end in .vxo or .vl32 ('%s')", out);
+    vxr_scene *scene;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(in, &scene, &err);
+    if (r != VXR_OK) return cli_fail(in, r, &err);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    r = vxo ? vxr_save_vxo(scene, &data, &size) : vxr_save_vl32(scene, &data, &size, &err);
+    vxr_scene_destroy(scene);
+    if (r != VXR_OK) {
+        free(data);
+        return cli_fail(out, r, &err);
+    }
+    r = vxr_write_file(out, data, size, &err);
+    free(data);
+    if (r != VXR_OK) return cli_fail(out, r, &err);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+    return cli_usage("unknown command '%s'", cmd);
+}
