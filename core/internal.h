@@ -19,12 +19,18 @@ static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt,
     return r;
 }
 
-static inline int vxr_popcount32(uint32_t v) {
-    return __builtin_popcount(v);
+
+/* SWAR popcount: the baseline x86-64 target has no POPCNT instruction and
+ * the compiler's fallback is an out-of-line call on hot paths. */
+static inline int vxr_popcount64(uint64_t v) {
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((v * 0x0101010101010101ull) >> 56);
 }
 
-static inline int vxr_popcount64(uint64_t v) {
-    return __builtin_popcountll(v);
+static inline int vxr_popcount32(uint32_t v) {
+    return vxr_popcount64(v);
 }
 
 /* Spreads the low 21 bits of v to every third bit (bit i -> bit 3i). */

@@ -202,9 +202,9 @@ static int32_t top_at(const terrain *t, int32_t x, int32_t y) {
 }
 
 /* Emits the columns [x0, x0 + w) x [y0, y0 + w) centred on the model origin.
- * Each column runs down past its lowest neighbour, so no gap opens on a
- * slope, and at least 3 voxels deep; on an open border it runs down to z = 0
- * so the terrain looks solid from the side. */
+ * Each column reaches down to just above its lowest neighbour, so slopes
+ * show no gaps, and is at least 3 voxels deep; on an open border it runs
+ * down to z = 0 so the terrain looks solid from the side. */
 static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vxr_model_src *m) {
     int32_t ox = -(x0 + w / 2), oy = -(y0 + w / 2);
     for (int32_t y = y0; y < y0 + w; y++) {
@@ -241,13 +241,9 @@ static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vx
 
 /* ----------------------------------------------------------------- models */
 
-static vxr_result new_model(vxr_scene_src *s, uint32_t *index) {
-    return vxr_scene_src_add_model(s, index);
-}
-
 static vxr_result menger(vxr_scene_src *s, int32_t level, const int32_t origin[3]) {
     uint32_t index;
-    vxr_result r = new_model(s, &index);
+    vxr_result r = vxr_scene_src_add_model(s, &index);
     if (r != VXR_OK) return r;
     vxr_model_src *m = &s->models[index];
     int32_t off[20][3], n = 0, side = 1;
@@ -432,7 +428,7 @@ static vxr_result add_shape(vxr_scene_src *s, const shape *sh, uint32_t *index, 
     grid g = {calloc((size_t)(w * w * sh->h), 1), sh->r, sh->h};
     if (!g.c) return VXR_ERROR_MEMORY;
     sh->fn(&g);
-    vxr_result r = new_model(s, index);
+    vxr_result r = vxr_scene_src_add_model(s, index);
     int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (int32_t z = 0; r == VXR_OK && z < sh->h; z++)
         for (int32_t y = 0; y < w; y++)
@@ -494,7 +490,7 @@ static vxr_result gen_terrain(vxr_scene_src *s, int32_t n) {
     terrain_scale(n, &base, &amp);
     if (!terrain_init(&t, n, false, base, amp, 1)) return VXR_ERROR_MEMORY;
     uint32_t index;
-    vxr_result r = new_model(s, &index);
+    vxr_result r = vxr_scene_src_add_model(s, &index);
     if (r == VXR_OK && !terrain_emit(&t, 0, 0, n, &s->models[index])) r = VXR_ERROR_MEMORY;
     free(t.h);
     return r != VXR_OK ? r : place(s, index, 0, 1, 0, 0, 0, INFINITY);
@@ -531,7 +527,7 @@ static vxr_result gen_demo(vxr_scene_src *s) {
     }
     uint32_t index, ids[SHAPE_COUNT + 1];
     float radius;
-    vxr_result r = new_model(s, &index);
+    vxr_result r = vxr_scene_src_add_model(s, &index);
     if (r == VXR_OK && !terrain_emit(&t, 0, 0, N, &s->models[index])) r = VXR_ERROR_MEMORY;
     if (r == VXR_OK) r = place(s, index, 0, 1, 0, 0, 0, INFINITY);
     for (int32_t k = 0; r == VXR_OK && k < SHAPE_COUNT; k++)
@@ -572,7 +568,7 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
     float radius[5];
     for (int32_t j = 0; r == VXR_OK && j < tiles; j++)
         for (int32_t i = 0; r == VXR_OK && i < tiles; i++) {
-            r = new_model(s, &index);
+            r = vxr_scene_src_add_model(s, &index);
             if (r == VXR_OK && !terrain_emit(&t, i * TILE, j * TILE, TILE, &s->models[index]))
                 r = VXR_ERROR_MEMORY;
         }
@@ -618,7 +614,7 @@ static vxr_result parse(const char *spec, int *kind, int32_t *value, vxr_error *
         const char *name, *what, *letter;
         int32_t lo, hi;
     } params[] = {{"demo", NULL, NULL, 0, 0},
-                  {"menger", "level", "L", 0, 7},
+                  {"menger", "level", "L", 0, 6},
                   {"terrain", "size", "N", 1, 8192},
                   {"world", "object count", "K", 1, 1000000}};
     if (!spec) return vxr_fail(err, VXR_ERROR_ARGUMENT, "no built-in scene name");

@@ -63,84 +63,161 @@ static uint32_t diff_level(uint64_t a, uint64_t b) {
     return (vxr_bitlen64(a ^ b) - 1) / 3;
 }
 
-/* Emits the octree of sorted keys (key = v >> shift, colour = v's low
- * `shift` bits or pay[i]); of equal keys the last one wins. */
-static vxr_result emit_levels(const uint64_t *v, const uint32_t *pay, uint32_t shift, size_t n,
-                              uint32_t depth0, vxr_octree *t) {
-    const uint64_t cmask = shift ? (1ull << shift) - 1 : 0;
-    uint64_t first = v[0] >> shift, last = v[n - 1] >> shift;
-    /* Trimming single-octant roots is finding the keys' common prefix. */
-    uint32_t depth = (vxr_bitlen64(first ^ last) + 2) / 3;
-    if (depth < VXR_MIN_DEPTH) depth = VXR_MIN_DEPTH;
-    uint32_t u[3];
-    vxr_deinterleave3(first >> (3 * depth) << (3 * depth), u);
-    int32_t h = 1 << (depth0 - 1);
-    for (int i = 0; i < 3; i++) t->origin[i] = (int32_t)u[i] - h;
-    t->depth = depth;
-
-    /* count[L]: nodes at level L = 1 + keys whose difference to the previous
-     * key reaches level L. */
+/* Emits the interior levels (depth down to 3) above `nb` bricks given by
+ * their sorted, distinct brick keys (voxel key >> 6). Allocates t->nodes
+ * with room for the bricks, which the caller writes at
+ * nodes[node_count - brick_count + i]. A new node starts at level L exactly
+ * where consecutive keys first differ at level L or above. */
+static vxr_result emit_interior(const uint64_t *bk, size_t nb, vxr_octree *t) {
+    const uint32_t depth = t->depth;
     size_t count[VXR_MAX_DEPTH + 2] = {0};
-    size_t unique = 1;
-    uint64_t prev = first;
-    for (size_t i = 1; i < n; i++) {
-        uint64_t k = v[i] >> shift;
-        if (k == prev) continue;
-        count[diff_level(k, prev)]++;
-        prev = k;
-        unique++;
-    }
-    for (uint32_t l = depth; l-- > 0;) count[l] += count[l + 1];
-    size_t start[VXR_MAX_DEPTH + 2], nodes = 0;
-    for (uint32_t l = depth; l >= VXR_BRICK_LEVEL; l--) {
+    for (size_t i = 1; i < nb; i++) count[diff_level(bk[i], bk[i - 1]) + 2]++;
+    for (uint32_t l = depth; l-- > 3;) count[l] += count[l + 1];
+    size_t start[VXR_MAX_DEPTH + 2], interior = 0;
+    for (uint32_t l = depth; l > VXR_BRICK_LEVEL; l--) {
         count[l] += 1;
-        start[l] = nodes;
-        nodes += count[l];
+        start[l] = interior;
+        interior += count[l];
     }
-    if (nodes > UINT32_MAX || unique > UINT32_MAX) return VXR_ERROR_LIMIT;
-    t->node_count = (uint32_t)nodes;
-    t->brick_count = (uint32_t)count[VXR_BRICK_LEVEL];
-    t->voxel_count = (uint32_t)unique;
-    t->nodes = malloc(nodes * sizeof *t->nodes);
-    t->brick_attr = malloc(count[VXR_BRICK_LEVEL] * sizeof *t->brick_attr);
-    t->attrs = malloc(unique * t->attr_size);
-    if (!t->nodes || !t->brick_attr || !t->attrs) return VXR_ERROR_MEMORY;
-
+    if (interior + nb > UINT32_MAX) return VXR_ERROR_LIMIT;
+    t->node_count = (uint32_t)(interior + nb);
+    t->brick_count = (uint32_t)nb;
+    t->nodes = malloc((interior + nb) * sizeof *t->nodes);
+    if (!t->nodes) return VXR_ERROR_MEMORY;
     size_t pos[VXR_MAX_DEPTH + 2];
-    for (uint32_t l = VXR_BRICK_LEVEL; l <= depth; l++) pos[l] = start[l] - 1;
-    const size_t brick0 = start[VXR_BRICK_LEVEL];
-    uint32_t attr = 0;
-    prev = 0;
+    for (uint32_t l = 3; l <= depth; l++) pos[l] = start[l] - 1;
+    for (size_t i = 0; i < nb; i++) {
+        uint32_t d = i == 0 ? depth : diff_level(bk[i], bk[i - 1]) + 2;
+        for (uint32_t l = d; l > VXR_BRICK_LEVEL; l--) {
+            size_t at = ++pos[l];
+            t->nodes[at].a = 1u << ((bk[i] >> (3 * (l - 3))) & 7);
+            t->nodes[at].b = (uint32_t)(l == 3 ? interior + i : pos[l - 1] + 1);
+        }
+        if (d < depth) t->nodes[pos[d + 1]].a |= 1u << ((bk[i] >> (3 * (d - 2))) & 7);
+    }
+    return VXR_OK;
+}
+
+static void put_attr(vxr_octree *t, size_t index, uint32_t c) {
+    if (t->attr_size == 1)
+        t->attrs[index] = (uint8_t)c;
+    else
+        memcpy(t->attrs + index * 4, &c, 4);
+}
+
+/* Sparse path: emits the octree of sorted keys (key = v >> shift, colour =
+ * v's low `shift` bits or pay[i]); of equal keys the last one wins. */
+static vxr_result emit_sorted(const uint64_t *v, const uint32_t *pay, uint32_t shift, size_t n,
+                              vxr_octree *t) {
+    const uint64_t cmask = shift ? (1ull << shift) - 1 : 0;
+    uint64_t *bk = malloc(n * sizeof *bk), *masks = malloc(n * sizeof *masks);
+    uint32_t *base = malloc(n * sizeof *base);
+    t->attrs = malloc(n * t->attr_size);
+    vxr_result r = VXR_ERROR_MEMORY;
+    if (!bk || !masks || !base || !t->attrs) goto done;
+    size_t nb = 0, attr = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t k = v[i] >> shift;
         if (i + 1 < n && (v[i + 1] >> shift) == k) continue; /* a later duplicate wins */
-        uint32_t d = attr == 0 ? depth : diff_level(k, prev);
-        prev = k;
-        for (uint32_t l = d; l > VXR_BRICK_LEVEL; l--) {
-            size_t at = ++pos[l];
-            t->nodes[at].a = 1u << ((k >> (3 * (l - 1))) & 7);
-            t->nodes[at].b = (uint32_t)(pos[l - 1] + 1);
+        if (nb == 0 || bk[nb - 1] != k >> 6) {
+            bk[nb] = k >> 6;
+            masks[nb] = 0;
+            base[nb++] = (uint32_t)attr;
         }
-        if (d >= VXR_BRICK_LEVEL) {
-            if (d < depth) t->nodes[pos[d + 1]].a |= 1u << ((k >> (3 * d)) & 7);
-            size_t at = ++pos[VXR_BRICK_LEVEL];
-            t->nodes[at].a = t->nodes[at].b = 0;
-            t->brick_attr[at - brick0] = attr;
-        }
-        vxr_node *brick = &t->nodes[pos[VXR_BRICK_LEVEL]];
-        uint32_t bit = (uint32_t)(k & 63);
-        if (bit < 32)
-            brick->a |= 1u << bit;
-        else
-            brick->b |= 1u << (bit - 32);
-        uint32_t c = pay ? pay[i] : (uint32_t)(v[i] & cmask);
-        if (t->attr_size == 1)
-            t->attrs[attr] = (uint8_t)c;
-        else
-            memcpy(t->attrs + (size_t)attr * 4, &c, 4);
-        attr++;
+        masks[nb - 1] |= 1ull << (k & 63);
+        put_attr(t, attr++, pay ? pay[i] : (uint32_t)(v[i] & cmask));
     }
-    return VXR_OK;
+    t->voxel_count = (uint32_t)attr;
+    r = emit_interior(bk, nb, t);
+    if (r != VXR_OK) goto done;
+    vxr_node *bricks = t->nodes + (t->node_count - nb);
+    for (size_t i = 0; i < nb; i++) {
+        bricks[i].a = (uint32_t)masks[i];
+        bricks[i].b = (uint32_t)(masks[i] >> 32);
+    }
+    t->brick_attr = base;
+    base = NULL;
+done:
+    free(bk);
+    free(masks);
+    free(base);
+    return r;
+}
+
+static uint32_t morton_local(const vxr_voxel *p, const int32_t o[3]) {
+    return (uint32_t)(vxr_spread3((uint32_t)(p->x - o[0])) << 2 |
+                      vxr_spread3((uint32_t)(p->y - o[1])) << 1 |
+                      vxr_spread3((uint32_t)(p->z - o[2])));
+}
+
+/* Dense path, for models that fill a good part of their root cube: an
+ * occupancy bitmap whose 64-bit words are exactly the bricks in Morton
+ * order, so no sort is needed; colours land by popcount, in input order, so
+ * the last duplicate wins. */
+static vxr_result build_dense(const vxr_voxel *voxels, size_t n, vxr_octree *t) {
+    const size_t words = (size_t)1 << (3 * t->depth - 6);
+    uint64_t *bits = calloc(words, sizeof *bits);
+    uint32_t *slot = malloc(words * sizeof *slot);
+    uint32_t *keys = malloc(n * sizeof *keys);
+    uint64_t *bk = NULL;
+    vxr_result r = VXR_ERROR_MEMORY;
+    if (!bits || !slot || !keys) goto done;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = morton_local(&voxels[i], t->origin);
+        keys[i] = k;
+        bits[k >> 6] |= 1ull << (k & 63);
+    }
+    size_t nb = 0, attr = 0;
+    for (size_t w = 0; w < words; w++) {
+        if (!bits[w]) continue;
+        slot[w] = (uint32_t)attr;
+        attr += (size_t)vxr_popcount64(bits[w]);
+        nb++;
+    }
+    bk = malloc(nb * sizeof *bk);
+    t->brick_attr = malloc(nb * sizeof *t->brick_attr);
+    t->attrs = malloc(attr * t->attr_size);
+    if (!bk || !t->brick_attr || !t->attrs) goto done;
+    t->voxel_count = (uint32_t)attr;
+    for (size_t w = 0, b = 0; w < words; w++) {
+        if (!bits[w]) continue;
+        bk[b] = w;
+        t->brick_attr[b++] = slot[w];
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = keys[i], w = k >> 6;
+        uint64_t below = bits[w] & ((1ull << (k & 63)) - 1);
+        put_attr(t, slot[w] + (size_t)vxr_popcount64(below), voxels[i].color);
+    }
+    r = emit_interior(bk, nb, t);
+    if (r != VXR_OK) goto done;
+    vxr_node *bricks = t->nodes + (t->node_count - nb);
+    for (size_t i = 0; i < nb; i++) {
+        bricks[i].a = (uint32_t)bits[bk[i]];
+        bricks[i].b = (uint32_t)(bits[bk[i]] >> 32);
+    }
+done:
+    free(bits);
+    free(slot);
+    free(keys);
+    free(bk);
+    return r;
+}
+
+/* The trimmed root follows from the bounds alone: per axis, the voxels'
+ * offset coordinates share every bit above the highest one in which their
+ * minimum and maximum differ, which is where single-octant roots end. */
+static void trimmed_root(vxr_octree *t, uint32_t depth0) {
+    const int32_t h = 1 << (depth0 - 1);
+    uint32_t depth = VXR_MIN_DEPTH;
+    for (int k = 0; k < 3; k++) {
+        uint32_t lo = (uint32_t)(t->vmin[k] + h), hi = (uint32_t)(t->vmax[k] - 1 + h);
+        uint32_t d = vxr_bitlen64(lo ^ hi);
+        if (d > depth) depth = d;
+    }
+    t->depth = depth;
+    for (int k = 0; k < 3; k++)
+        t->origin[k] = (int32_t)(((uint32_t)(t->vmin[k] + h) >> depth) << depth) - h;
 }
 
 vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
@@ -148,15 +225,23 @@ vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr
     uint32_t depth0;
     vxr_result r = vxr_octree_prepare(voxels, count, attr_size, dest, &depth0, err);
     if (r != VXR_OK || count == 0) return r;
-
-    /* Pack colour under the key when both fit in 64 bits (every .vox model
-     * does), which halves the bytes the sort moves. */
+    trimmed_root(dest, depth0);
+    uint64_t *v = NULL, *tv = NULL;
+    uint32_t *pay = NULL, *tpay = NULL;
+    /* Dense when the bitmap is small against the voxel count. */
+    if (dest->depth <= 9 && ((size_t)1 << (3 * dest->depth - 6)) <= 2 * count + 4096) {
+        r = build_dense(voxels, count, dest);
+        goto done;
+    }
+    /* Pack colour under the key when both fit in 64 bits, which halves the
+     * bytes the sort moves. */
     uint32_t key_bits = 3 * depth0, color_bits = attr_size == 1 ? 8 : 32;
     int packed = key_bits + color_bits <= 64;
     uint32_t shift = packed ? color_bits : 0;
-    uint64_t *v = malloc(count * sizeof *v), *tv = malloc(count * sizeof *tv);
-    uint32_t *pay = packed ? NULL : malloc(count * sizeof *pay);
-    uint32_t *tpay = packed ? NULL : malloc(count * sizeof *tpay);
+    v = malloc(count * sizeof *v);
+    tv = malloc(count * sizeof *tv);
+    pay = packed ? NULL : malloc(count * sizeof *pay);
+    tpay = packed ? NULL : malloc(count * sizeof *tpay);
     if (!v || !tv || (!packed && (!pay || !tpay))) {
         r = VXR_ERROR_MEMORY;
         goto done;
@@ -175,8 +260,7 @@ vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr
     }
     uint32_t *spay;
     uint64_t *sorted = radix_sort(v, pay, tv, tpay, count, shift, shift + key_bits, &spay);
-    r = sorted ? emit_levels(sorted, packed ? NULL : spay, shift, count, depth0, dest)
-               : VXR_ERROR_MEMORY;
+    r = sorted ? emit_sorted(sorted, packed ? NULL : spay, shift, count, dest) : VXR_ERROR_MEMORY;
 done:
     free(v);
     free(tv);
@@ -184,8 +268,9 @@ done:
     free(tpay);
     if (r != VXR_OK) {
         vxr_octree_free(dest);
-        return vxr_fail(err, r, r == VXR_ERROR_MEMORY ? "out of memory building an octree of %zu voxels"
-                                                      : "octree of %zu voxels exceeds 2^32 nodes",
+        return vxr_fail(err, r,
+                        r == VXR_ERROR_MEMORY ? "out of memory building an octree of %zu voxels"
+                                              : "octree of %zu voxels exceeds 2^32 nodes",
                         count);
     }
     return VXR_OK;

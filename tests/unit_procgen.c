@@ -246,7 +246,7 @@ static void bad_specs(void) {
     vxr_scene_src s;
     vxr_error err = {{0}};
     CHECK_EQ_INT(vxr_scene_generate("menger:9", &s, &err), VXR_ERROR_ARGUMENT);
-    CHECK(strstr(err.message, "menger") && strstr(err.message, "9") && strstr(err.message, "0..7"));
+    CHECK(strstr(err.message, "menger") && strstr(err.message, "9") && strstr(err.message, "0..6"));
     CHECK_EQ_INT(vxr_scene_generate("foo", &s, &err), VXR_ERROR_ARGUMENT);
     CHECK(strstr(err.message, "\"foo\"") && strstr(err.message, "terrain:N"));
     CHECK_EQ_INT(vxr_scene_generate("bogus", &s, NULL), VXR_ERROR_ARGUMENT);

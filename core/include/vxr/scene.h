@@ -94,7 +94,7 @@ vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *size);
 vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
 
 /* Generates a built-in scene from its spec without the '@': "demo",
- * "menger:L" (L 0..7), "terrain:N" (N 1..8192, an N x N heightfield),
+ * "menger:L" (L 0..6), "terrain:N" (N 1..8192, an N x N heightfield),
  * "world:K" (K 1..1000000 objects with finite view distances over a terrain). */
 vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr_error *err);
 
