@@ -2,12 +2,18 @@
 
 const char *vxr_result_string(vxr_result r) {
     switch (r) {
-    case VXR_OK: return "ok";
-    case VXR_ERROR_IO: return "i/o error";
-    case VXR_ERROR_FORMAT: return "format error";
-    case VXR_ERROR_LIMIT: return "beyond a limit";
-    case VXR_ERROR_MEMORY: return "out of memory";
-    case VXR_ERROR_ARGUMENT: return "invalid argument";
+    case VXR_OK:
+        return "ok";
+    case VXR_ERROR_IO:
+        return "i/o error";
+    case VXR_ERROR_FORMAT:
+        return "format error";
+    case VXR_ERROR_LIMIT:
+        return "beyond a limit";
+    case VXR_ERROR_MEMORY:
+        return "out of memory";
+    case VXR_ERROR_ARGUMENT:
+        return "invalid argument";
     }
     return "unknown error";
 }

@@ -19,7 +19,6 @@ static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt,
     return r;
 }
 
-
 /* SWAR popcount: the baseline x86-64 target has no POPCNT instruction and
  * the compiler's fallback is an out-of-line call on hot paths. */
 static inline int vxr_popcount64(uint64_t v) {

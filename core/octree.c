@@ -19,8 +19,8 @@ vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t at
     for (size_t i = 0; i < count; i++) {
         const vxr_voxel *v = &voxels[i];
         if (attr_size == 1 && (v->color == 0 || v->color > 255))
-            return vxr_fail(err, VXR_ERROR_ARGUMENT, "voxel %zu has palette index %u (expected 1..255)",
-                            i, v->color);
+            return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                            "voxel %zu has palette index %u (expected 1..255)", i, v->color);
         uint32_t a = vxr_abs_svo(v->x) | vxr_abs_svo(v->y) | vxr_abs_svo(v->z);
         if (a >= 1u << (VXR_MAX_DEPTH - 1))
             return vxr_fail(err, VXR_ERROR_LIMIT,
@@ -67,7 +67,8 @@ bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b) {
     if (a->node_count && memcmp(a->nodes, b->nodes, a->node_count * sizeof *a->nodes)) return false;
     if (a->brick_count && memcmp(a->brick_attr, b->brick_attr, a->brick_count * sizeof(uint32_t)))
         return false;
-    return a->voxel_count == 0 || !memcmp(a->attrs, b->attrs, (size_t)a->voxel_count * a->attr_size);
+    return a->voxel_count == 0 ||
+           !memcmp(a->attrs, b->attrs, (size_t)a->voxel_count * a->attr_size);
 }
 
 static uint64_t brick_mask(const vxr_node *n) {
@@ -131,7 +132,8 @@ bool vxr_octree_lookup(const vxr_octree *t, int32_t x, int32_t y, int32_t z, uin
     uint32_t index = 0;
     for (uint32_t level = t->depth; level > VXR_BRICK_LEVEL; level--) {
         uint32_t s = level - 1;
-        uint32_t o = (uint32_t)(((l[0] >> s) & 1) << 2 | ((l[1] >> s) & 1) << 1 | ((l[2] >> s) & 1));
+        uint32_t o =
+            (uint32_t)(((l[0] >> s) & 1) << 2 | ((l[1] >> s) & 1) << 1 | ((l[2] >> s) & 1));
         const vxr_node *n = &t->nodes[index];
         if (!(n->a & 1u << o)) return false;
         index = n->b + (uint32_t)vxr_popcount32(n->a & ((1u << o) - 1));
@@ -178,10 +180,11 @@ vxr_result vxr_octree_validate(const vxr_octree *t, vxr_error *err) {
         int64_t o = t->origin[k];
         /* A trimmed root is aligned to its size; an untrimmed one is centred. */
         if (o < -limit || o + size > limit || (o % size != 0 && o != -size / 2))
-            return vxr_fail(err, VXR_ERROR_FORMAT,
-                            "octree origin %lld is neither a multiple of its size %lld nor centred, "
-                            "within +-2^%u",
-                            (long long)o, (long long)size, VXR_MAX_DEPTH - 1);
+            return vxr_fail(
+                err, VXR_ERROR_FORMAT,
+                "octree origin %lld is neither a multiple of its size %lld nor centred, "
+                "within +-2^%u",
+                (long long)o, (long long)size, VXR_MAX_DEPTH - 1);
     }
     if (t->brick_count == 0 || t->brick_count > t->node_count)
         return vxr_fail(err, VXR_ERROR_FORMAT, "%u bricks among %u nodes", t->brick_count,
@@ -207,15 +210,17 @@ vxr_result vxr_octree_validate(const vxr_octree *t, vxr_error *err) {
         end = next;
     }
     if (begin != t->node_count - t->brick_count || end != t->node_count)
-        return vxr_fail(err, VXR_ERROR_FORMAT, "the tree reaches nodes %llu..%llu as bricks, not %u..%u",
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "the tree reaches nodes %llu..%llu as bricks, not %u..%u",
                         (unsigned long long)begin, (unsigned long long)end,
                         t->node_count - t->brick_count, t->node_count);
     uint64_t attr = 0;
     for (uint32_t k = 0; k < t->brick_count; k++) {
         uint64_t m = brick_mask(&t->nodes[begin + k]);
         if (m == 0 || t->brick_attr[k] != attr)
-            return vxr_fail(err, VXR_ERROR_FORMAT, "brick %u: empty or attribute base %u (expected %llu)",
-                            k, t->brick_attr[k], (unsigned long long)attr);
+            return vxr_fail(err, VXR_ERROR_FORMAT,
+                            "brick %u: empty or attribute base %u (expected %llu)", k,
+                            t->brick_attr[k], (unsigned long long)attr);
         attr += (uint64_t)vxr_popcount64(m);
     }
     if (attr != t->voxel_count)

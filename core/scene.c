@@ -25,9 +25,8 @@ static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem) {
 }
 
 vxr_result vxr_scene_src_add_model(vxr_scene_src *src, uint32_t *index) {
-    if (src->model_count == UINT32_MAX ||
-        !grow_array((void **)&src->models, &src->model_capacity, src->model_count + 1,
-                    sizeof *src->models))
+    if (src->model_count == UINT32_MAX || !grow_array((void **)&src->models, &src->model_capacity,
+                                                      src->model_count + 1, sizeof *src->models))
         return VXR_ERROR_MEMORY;
     memset(&src->models[src->model_count], 0, sizeof *src->models);
     *index = src->model_count++;
@@ -73,17 +72,17 @@ static double now_s(void) {
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err) {
     if (in->model >= models)
-        return vxr_fail(err, VXR_ERROR_FORMAT, "instance %u names model %u of %u", index,
-                        in->model, models);
+        return vxr_fail(err, VXR_ERROR_FORMAT, "instance %u names model %u of %u", index, in->model,
+                        models);
     const vxr_transform *t = &in->transform;
-    int finite = isfinite(t->scale) && t->scale > 0 && !isnan(in->view_distance) &&
-                 in->view_distance >= 0;
+    int finite =
+        isfinite(t->scale) && t->scale > 0 && !isnan(in->view_distance) && in->view_distance >= 0;
     for (int k = 0; k < 9; k++) finite = finite && isfinite(t->rotation[k]);
     for (int k = 0; k < 3; k++) finite = finite && isfinite(t->translation[k]);
     if (!finite)
-        return vxr_fail(err, VXR_ERROR_FORMAT,
-                        "instance %u has a non-finite transform, a scale <= 0 or a bad view distance",
-                        index);
+        return vxr_fail(
+            err, VXR_ERROR_FORMAT,
+            "instance %u has a non-finite transform, a scale <= 0 or a bad view distance", index);
     return VXR_OK;
 }
 

@@ -174,8 +174,8 @@ static vxr_result linearize(const builder *b, int32_t origin[3], vxr_octree *t) 
     return VXR_OK;
 }
 
-vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count,
-                                        uint32_t attr_size, vxr_octree *dest, vxr_error *err) {
+vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                                        vxr_octree *dest, vxr_error *err) {
     uint32_t depth0;
     vxr_result r = vxr_octree_prepare(voxels, count, attr_size, dest, &depth0, err);
     if (r != VXR_OK || count == 0) return r;

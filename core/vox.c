@@ -35,8 +35,8 @@ typedef struct span {
 typedef struct gnode {
     int32_t id;
     int type;
-    uint32_t at;       /* file offset of the chunk */
-    const uint8_t *p;  /* chunk content */
+    uint32_t at;      /* file offset of the chunk */
+    const uint8_t *p; /* chunk content */
     size_t size;
     int on_path;
 } gnode;
@@ -66,7 +66,8 @@ static vxr_result fail_at(reader *r, size_t at, const char *what) {
 static int rd_i32(span *s, size_t *pos, int32_t *v) {
     if (s->size - *pos < 4 || *pos > s->size) return 0;
     const uint8_t *b = s->p + *pos;
-    *v = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+    *v = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                   (uint32_t)b[3] << 24);
     *pos += 4;
     return 1;
 }
@@ -177,8 +178,8 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
         rd_i32(file, &pos, &m);
         if (n < 0 || m < 0 || (size_t)n > end - pos || (size_t)m > end - pos - (size_t)n)
             return vxr_fail(r->err, VXR_ERROR_FORMAT,
-                            "byte %zu: chunk '%.4s' claims %d + %d bytes, %zu remain", at, id, n,
-                            m, end - pos);
+                            "byte %zu: chunk '%.4s' claims %d + %d bytes, %zu remain", at, id, n, m,
+                            end - pos);
         span c = {file->p + pos, (size_t)n, pos};
         vxr_result res = VXR_OK;
         if (!memcmp(id, "SIZE", 4)) {
@@ -263,8 +264,8 @@ static int decode_rotation(uint32_t b, int32_t R[9]) {
 /* Frame 0 of a list of frame dicts: the frame with the largest _f <= 0, else
  * the one with the smallest _f, else the first. Leaves *pos after the list. */
 typedef struct frame_pick {
-    size_t pos;   /* start of the chosen dict */
-    int64_t f;    /* its _f, or INT64_MIN when it has none */
+    size_t pos; /* start of the chosen dict */
+    int64_t f;  /* its _f, or INT64_MIN when it has none */
     int have;
 } frame_pick;
 
@@ -302,7 +303,8 @@ static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, i
     for (int32_t f = 0; f < frames; f++) {
         size_t start = pos;
         int64_t fv = 0;
-        if (!rd_dict(c, &pos, "_f", &v, &vl, &found)) return fail_at(r, g->at, "malformed nTRN frame");
+        if (!rd_dict(c, &pos, "_f", &v, &vl, &found))
+            return fail_at(r, g->at, "malformed nTRN frame");
         if (found && parse_ints(v, vl, &fv, 1) != 1) return fail_at(r, g->at, "bad nTRN _f");
         consider_frame(&fp, start, found, fv);
     }
@@ -311,7 +313,8 @@ static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, i
         size_t p = fp.pos;
         rd_dict(c, &p, "_r", &v, &vl, &found);
         int64_t rb;
-        if (found && (parse_ints(v, vl, &rb, 1) != 1 || rb < 0 || !decode_rotation((uint32_t)rb, local.R)))
+        if (found &&
+            (parse_ints(v, vl, &rb, 1) != 1 || rb < 0 || !decode_rotation((uint32_t)rb, local.R)))
             return fail_at(r, g->at, "invalid rotation in nTRN");
         p = fp.pos;
         rd_dict(c, &p, "_t", &v, &vl, &found);
@@ -361,11 +364,12 @@ static vxr_result add_instance(reader *r, gnode *g, int32_t model, const xform *
 static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t depth) {
     gnode *g = find_node(r, id);
     if (!g) return vxr_fail(r->err, VXR_ERROR_FORMAT, "scene graph refers to missing node %d", id);
-    if (depth > MAX_GRAPH_DEPTH)
-        return fail_at(r, g->at, "scene graph deeper than 256 levels");
+    if (depth > MAX_GRAPH_DEPTH) return fail_at(r, g->at, "scene graph deeper than 256 levels");
     if (++r->visits > MAX_VISITS)
         return fail_at(r, g->at, "scene graph expands to more than 2^24 node visits");
-    if (g->on_path) return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: scene graph cycle through node %d", g->at, id);
+    if (g->on_path)
+        return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: scene graph cycle through node %d",
+                        g->at, id);
     span c = {g->p, g->size, 0};
     size_t pos = 4;
     const uint8_t *v;

@@ -29,7 +29,8 @@ static size_t model_bytes(const vxr_octree *m) {
 }
 
 vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size) {
-    size_t total = (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)s->instance_count * INSTANCE_WORDS * 4;
+    size_t total =
+        (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)s->instance_count * INSTANCE_WORDS * 4;
     for (uint32_t i = 0; i < s->model_count; i++) total += model_bytes(&s->models[i]);
     uint8_t *out = calloc(1, total), *p = out;
     *data = out;
@@ -41,11 +42,13 @@ vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size) {
     for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++, p += 4) vxr_put32(p, s->palette[k]);
     for (uint32_t i = 0; i < s->model_count; i++) {
         const vxr_octree *m = &s->models[i];
-        const uint32_t w[MODEL_WORDS] = {
-            (uint32_t)m->origin[0], (uint32_t)m->origin[1], (uint32_t)m->origin[2], m->depth,
-            m->voxel_count,         m->node_count,          m->brick_count,
-            (uint32_t)m->vmin[0],   (uint32_t)m->vmin[1],   (uint32_t)m->vmin[2],
-            (uint32_t)m->vmax[0],   (uint32_t)m->vmax[1],   (uint32_t)m->vmax[2]};
+        const uint32_t w[MODEL_WORDS] = {(uint32_t)m->origin[0], (uint32_t)m->origin[1],
+                                         (uint32_t)m->origin[2], m->depth,
+                                         m->voxel_count,         m->node_count,
+                                         m->brick_count,         (uint32_t)m->vmin[0],
+                                         (uint32_t)m->vmin[1],   (uint32_t)m->vmin[2],
+                                         (uint32_t)m->vmax[0],   (uint32_t)m->vmax[1],
+                                         (uint32_t)m->vmax[2]};
         for (int k = 0; k < MODEL_WORDS; k++, p += 4) vxr_put32(p, w[k]);
         for (uint32_t k = 0; k < m->node_count; k++, p += 8) {
             vxr_put32(p, m->nodes[k].a);
@@ -108,10 +111,11 @@ static vxr_result read_model(cursor *c, uint32_t attr_size, vxr_octree *m, uint3
     size_t attr_bytes = (size_t)m->voxel_count * attr_size;
     uint64_t need = (uint64_t)m->node_count * 8 + (uint64_t)m->brick_count * 4 + pad4(attr_bytes);
     if (need > c->size - c->pos)
-        return vxr_fail(err, VXR_ERROR_FORMAT,
-                        "byte %zu: model %u claims %u nodes, %u bricks and %u voxels, more than the "
-                        "%zu bytes left",
-                        at, index, m->node_count, m->brick_count, m->voxel_count, c->size - c->pos);
+        return vxr_fail(
+            err, VXR_ERROR_FORMAT,
+            "byte %zu: model %u claims %u nodes, %u bricks and %u voxels, more than the "
+            "%zu bytes left",
+            at, index, m->node_count, m->brick_count, m->voxel_count, c->size - c->pos);
     m->nodes = malloc(((size_t)m->node_count ? m->node_count : 1) * sizeof *m->nodes);
     m->brick_attr = malloc(((size_t)m->brick_count ? m->brick_count : 1) * sizeof *m->brick_attr);
     m->attrs = malloc(attr_bytes ? attr_bytes : 1);
@@ -157,7 +161,8 @@ vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_
     if (vxr_get32(w + 20) || vxr_get32(w + 24) || vxr_get32(w + 28))
         return vxr_fail(err, VXR_ERROR_FORMAT, "reserved header words are not zero");
     /* Each model needs at least its header, each instance its record. */
-    if ((uint64_t)models * MODEL_WORDS * 4 + (uint64_t)instances * INSTANCE_WORDS * 4 > size - c.pos)
+    if ((uint64_t)models * MODEL_WORDS * 4 + (uint64_t)instances * INSTANCE_WORDS * 4 >
+        size - c.pos)
         return vxr_fail(err, VXR_ERROR_FORMAT, "%u models and %u instances do not fit in %zu bytes",
                         models, instances, size);
     vxr_scene *s = calloc(1, sizeof *s);

@@ -44,29 +44,29 @@
 #ifndef VXR_LAYOUT_H
 #define VXR_LAYOUT_H
 
-#define VXR_BLOB_MAGIC 0x42525856u /* "VXRB" little-endian */
-#define VXR_BLOB_VERSION 1u
-#define VXR_BRICK_LEVEL 2u      /* level of the brick nodes (4^3 voxels) */
-#define VXR_MIN_DEPTH 2u        /* an octree is at least one brick */
-#define VXR_MAX_DEPTH 21u       /* 2^21 voxels per axis: Morton keys fit 63 bits */
-#define VXR_PALETTE_SIZE 256u
-#define VXR_INSTANCE_HIDDEN 1u  /* instance flag: loaded but not drawn or picked */
-#define VXR_INSTANCE_CULLED 2u  /* instance flag: outside its view distance */
+#define VXR_BLOB_MAGIC      0x42525856u /* "VXRB" little-endian */
+#define VXR_BLOB_VERSION    1u
+#define VXR_BRICK_LEVEL     2u  /* level of the brick nodes (4^3 voxels) */
+#define VXR_MIN_DEPTH       2u  /* an octree is at least one brick */
+#define VXR_MAX_DEPTH       21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
+#define VXR_PALETTE_SIZE    256u
+#define VXR_INSTANCE_HIDDEN 1u /* instance flag: loaded but not drawn or picked */
+#define VXR_INSTANCE_CULLED 2u /* instance flag: outside its view distance */
 
 #ifdef GL_core_profile /* ------------------------------------------ GLSL */
 
 struct vxr_gpu_model {
-    ivec4 origin_depth;   /* xyz origin, w depth */
-    uvec4 bases;          /* node base, first brick (global), brick_attr base, attr base */
-    uvec4 counts;         /* nodes, bricks, voxels, attr bytes per voxel */
+    ivec4 origin_depth; /* xyz origin, w depth */
+    uvec4 bases;        /* node base, first brick (global), brick_attr base, attr base */
+    uvec4 counts;       /* nodes, bricks, voxels, attr bytes per voxel */
 };
 
 struct vxr_gpu_instance {
     vec4 world_to_local[3]; /* rows of a 3x4 affine */
     vec4 local_to_world[3];
-    vec4 aabb_min_model;    /* xyz world AABB min, w = model index (uint bits) */
-    vec4 aabb_max_flags;    /* xyz world AABB max, w = flags (uint bits) */
-    vec4 misc;              /* x scale, y view distance, zw reserved */
+    vec4 aabb_min_model; /* xyz world AABB min, w = model index (uint bits) */
+    vec4 aabb_max_flags; /* xyz world AABB max, w = flags (uint bits) */
+    vec4 misc;           /* x scale, y view distance, zw reserved */
 };
 
 #else /* ------------------------------------------------------------- C */

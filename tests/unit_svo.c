@@ -31,7 +31,8 @@ static void test_ileave3_seed_facts(void) {
         uint64_t k = vxr_ileave3(x, y, z);
         /* bit by bit, against the definition */
         uint64_t slow = 0;
-        for (int b = 20; b != -1; b--) slow = slow << 3 | ((x >> b) & 1) << 2 | ((y >> b) & 1) << 1 | ((z >> b) & 1);
+        for (int b = 20; b != -1; b--)
+            slow = slow << 3 | ((x >> b) & 1) << 2 | ((y >> b) & 1) << 1 | ((z >> b) & 1);
         CHECK(k == slow);
         vxr_deinterleave3(k, c);
         CHECK(c[0] == x && c[1] == y && c[2] == z);
@@ -77,7 +78,8 @@ static size_t oracle(const vxr_voxel *v, size_t n, entry *out) {
     qsort(all, n, sizeof *all, cmp_entry);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + 1 < n && all[i + 1].x == all[i].x && all[i + 1].y == all[i].y && all[i + 1].z == all[i].z)
+        if (i + 1 < n && all[i + 1].x == all[i].x && all[i + 1].y == all[i].y &&
+            all[i + 1].z == all[i].z)
             continue;
         out[m++] = all[i];
     }
@@ -208,7 +210,9 @@ static void test_trimming(void) {
 
 static void test_validate_rejects_corruption(void) {
     vxr_voxel v[300];
-    for (int i = 0; i < 300; i++) v[i] = (vxr_voxel){rnd_range(-40, 40), rnd_range(-40, 40), rnd_range(-40, 40), 1 + (uint32_t)i % 200};
+    for (int i = 0; i < 300; i++)
+        v[i] = (vxr_voxel){rnd_range(-40, 40), rnd_range(-40, 40), rnd_range(-40, 40),
+                           1 + (uint32_t)i % 200};
     vxr_octree t;
     CHECK(vxr_octree_build(v, 300, 1, &t, NULL) == VXR_OK);
     CHECK(vxr_octree_validate(&t, NULL) == VXR_OK);
@@ -264,7 +268,8 @@ static void test_blob_fields(void) {
     vxr_scene_src_init(&src, 1);
     uint32_t m;
     CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
-    for (int i = 0; i < 100; i++) vxr_model_src_push(&src.models[m], i % 7, i / 7, -i % 5, 1 + (uint32_t)i);
+    for (int i = 0; i < 100; i++)
+        vxr_model_src_push(&src.models[m], i % 7, i / 7, -i % 5, 1 + (uint32_t)i);
     vxr_instance in = {0, 0, vxr_transform_identity(), 50};
     in.transform.translation[0] = 10;
     in.transform.scale = 2;

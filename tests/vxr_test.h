@@ -69,7 +69,8 @@ static inline int vxr_test_run(const vxr_test_case *tests, int count, int argc, 
     return passed == 0 && skipped > 0 ? 77 : 0;
 }
 
-#define TEST(name) {#name, name}
+#define TEST(name)                                                                                 \
+    { #name, name }
 #define RUN_TESTS(list) vxr_test_run(list, (int)(sizeof(list) / sizeof(list[0])), argc, argv)
 
 #endif

@@ -11,8 +11,8 @@ static vxr_result build_all(const vxr_scene_src *src, build_fn fn, vxr_scene *sc
                             size_t *blob_size, vxr_error *err) {
     for (uint32_t i = 0; i < src->model_count; i++) {
         vxr_octree_free(&scene->models[i]);
-        vxr_result r = fn(src->models[i].voxels, src->models[i].count, src->attr_size,
-                          &scene->models[i], err);
+        vxr_result r =
+            fn(src->models[i].voxels, src->models[i].count, src->attr_size, &scene->models[i], err);
         if (r != VXR_OK) return r;
     }
     size_t size = vxr_scene_blob_size(scene);
@@ -95,10 +95,11 @@ static int bench_build(int argc, char **argv) {
         double mvox = best > 0 ? (double)voxels / best * 1e-6 : 0;
         double bpv = voxels ? (double)bytes / (double)voxels : 0;
         if (json)
-            printf("{\"path\":\"%s\",\"voxels\":%llu,\"build_s\":%.6f,\"mvox_s\":%.2f,\"bytes\":%zu,"
-                   "\"bytes_per_voxel\":%.4f,\"runs\":%d,\"identical\":%s}\n",
-                   paths[p].name, (unsigned long long)voxels, best, mvox, bytes, bpv, runs,
-                   same ? "true" : "false");
+            printf(
+                "{\"path\":\"%s\",\"voxels\":%llu,\"build_s\":%.6f,\"mvox_s\":%.2f,\"bytes\":%zu,"
+                "\"bytes_per_voxel\":%.4f,\"runs\":%d,\"identical\":%s}\n",
+                paths[p].name, (unsigned long long)voxels, best, mvox, bytes, bpv, runs,
+                same ? "true" : "false");
         else
             printf("%-12s %10llu voxels  %9.3f ms  %8.2f Mvox/s  %10zu bytes  %.3f B/voxel%s\n",
                    paths[p].name, (unsigned long long)voxels, best * 1e3, mvox, bytes, bpv,

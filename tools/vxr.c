@@ -14,7 +14,8 @@ static const char usage_text[] =
     "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
 
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
-    fprintf(stderr, "vxr: %s: %s\n", what, err && err->message[0] ? err->message : vxr_result_string(r));
+    fprintf(stderr, "vxr: %s: %s\n", what,
+            err && err->message[0] ? err->message : vxr_result_string(r));
     return r == VXR_ERROR_ARGUMENT ? EXIT_USAGE : EXIT_INPUT;
 }
 
@@ -83,9 +84,10 @@ static int cmd_info(int argc, char **argv) {
         printf("models            %u\n", s.models);
         printf("instances         %u visible of %u\n", s.instances, scene->instance_count);
         printf("instanced voxels  %llu\n", (unsigned long long)s.instanced_voxels);
-        printf("world bounds      [%lld, %lld, %lld] .. [%lld, %lld, %lld] (cells, max exclusive)\n",
-               (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
-               (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2]);
+        printf(
+            "world bounds      [%lld, %lld, %lld] .. [%lld, %lld, %lld] (cells, max exclusive)\n",
+            (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
+            (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2]);
         printf("model voxels      %llu\n", (unsigned long long)s.model_voxels);
         printf("octree nodes      %llu (%llu bricks of 4^3)\n", (unsigned long long)s.nodes,
                (unsigned long long)s.bricks);

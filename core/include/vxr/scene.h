@@ -114,12 +114,12 @@ vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err);
 
 /* The figures `vxr info` prints (DESIGN.md §5). */
 typedef struct vxr_scene_stats {
-    uint32_t models, instances;      /* instances: visible ones */
-    uint64_t instanced_voxels;       /* sum of model voxels over visible instances */
+    uint32_t models, instances;       /* instances: visible ones */
+    uint64_t instanced_voxels;        /* sum of model voxels over visible instances */
     int64_t aabb_min[3], aabb_max[3]; /* world cells of those voxels, max exclusive */
     uint64_t nodes, bricks;
-    uint64_t model_voxels;           /* each model once */
-    uint64_t bytes;                  /* vxr_scene_blob_size */
+    uint64_t model_voxels; /* each model once */
+    uint64_t bytes;        /* vxr_scene_blob_size */
 } vxr_scene_stats;
 
 void vxr_scene_get_stats(const vxr_scene *scene, vxr_scene_stats *dest);

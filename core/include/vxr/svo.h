@@ -29,17 +29,17 @@ extern "C" {
  * free with vxr_octree_free. An empty octree (no voxels) has depth 0 and
  * no nodes. */
 typedef struct vxr_octree {
-    int32_t origin[3];     /* min corner of the root cube, model space */
-    uint32_t depth;        /* root cube edge is 2^depth voxels */
-    uint32_t voxel_count;  /* distinct voxels = attribute count */
-    uint32_t node_count;   /* interior nodes + bricks */
-    uint32_t brick_count;  /* bricks are nodes[node_count - brick_count ...] */
-    uint32_t attr_size;    /* bytes per attribute: 1 (palette index) or 4 (RGBA8) */
-    int32_t vmin[3];       /* tight voxel bounds, model space, min inclusive */
-    int32_t vmax[3];       /* max exclusive; vmin == vmax == 0 when empty */
-    vxr_node *nodes;       /* node_count */
-    uint32_t *brick_attr;  /* brick_count */
-    uint8_t *attrs;        /* voxel_count * attr_size */
+    int32_t origin[3];    /* min corner of the root cube, model space */
+    uint32_t depth;       /* root cube edge is 2^depth voxels */
+    uint32_t voxel_count; /* distinct voxels = attribute count */
+    uint32_t node_count;  /* interior nodes + bricks */
+    uint32_t brick_count; /* bricks are nodes[node_count - brick_count ...] */
+    uint32_t attr_size;   /* bytes per attribute: 1 (palette index) or 4 (RGBA8) */
+    int32_t vmin[3];      /* tight voxel bounds, model space, min inclusive */
+    int32_t vmax[3];      /* max exclusive; vmin == vmax == 0 when empty */
+    vxr_node *nodes;      /* node_count */
+    uint32_t *brick_attr; /* brick_count */
+    uint8_t *attrs;       /* voxel_count * attr_size */
 } vxr_octree;
 
 /* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
@@ -65,8 +65,8 @@ vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr
 
 /* Same contract and same output as vxr_octree_build, by the seed's
  * incremental insertion (see the top of this header). */
-vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count,
-                                        uint32_t attr_size, vxr_octree *dest, vxr_error *err);
+vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                                        vxr_octree *dest, vxr_error *err);
 
 /* Frees the arrays of an octree and zeroes it; NULL is a no-op. */
 void vxr_octree_free(vxr_octree *tree);
@@ -85,8 +85,7 @@ vxr_result vxr_octree_validate(const vxr_octree *tree, vxr_error *err);
 
 /* Looks up the voxel at model-space cell (x,y,z) by descending the octree.
  * Returns true and writes its attribute (palette index or RGBA8) when solid. */
-bool vxr_octree_lookup(const vxr_octree *tree, int32_t x, int32_t y, int32_t z,
-                       uint32_t *attr);
+bool vxr_octree_lookup(const vxr_octree *tree, int32_t x, int32_t y, int32_t z, uint32_t *attr);
 
 /* Calls fn for every voxel in Morton order with its model-space cell and
  * attribute; a brute-force view of the octree for tests and export. */
