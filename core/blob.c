@@ -34,7 +34,7 @@ size_t vxr_scene_blob_size(const vxr_scene *s) {
     return p.end;
 }
 
-static void fill_instance(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g) {
+void vxr_instance_gpu(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g) {
     const vxr_instance *in = &s->instances[i];
     const vxr_transform *t = &in->transform;
     memset(g, 0, sizeof *g);
@@ -102,7 +102,7 @@ void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
     }
     for (uint32_t i = 0; i < s->instance_count; i++) {
         vxr_gpu_instance g;
-        fill_instance(s, i, &g);
+        vxr_instance_gpu(s, i, &g);
         memcpy(out + p.instances + i * sizeof g, &g, sizeof g);
     }
     memcpy(out + p.palette, s->palette, sizeof s->palette);

@@ -1,0 +1,88 @@
+/* vxr picking: a ray against every visible instance of a scene (DESIGN.md §3).
+ *
+ * Semantics. A ray is origin + t * dir, t >= 0, dir not necessarily unit;
+ * t is measured along dir as given. Cells are half-open, and the ray is
+ * taken to occupy a cell at t when the points just after t lie in it, so a
+ * ray along a face plane belongs to the cells on the plane's upper side and
+ * a ray through an edge or corner passes diagonally into the cell beyond.
+ * The hit is the smallest entry t over all visible instances (ties: the
+ * lower instance index). The entry face is that of the axis whose slab gives
+ * t (ties: the lower axis x, y, z); an origin strictly inside a solid cell
+ * gives t = 0 and face -1. The nearest corner and edge are chosen on that
+ * face by squared distance from the entry point to the corner and to the
+ * edge midpoint (ties: the lower id). Ids are in the model frame with the
+ * tables of DESIGN.md §2; normal, corner_point and edge_mid are world space.
+ *
+ * Grid N (a power of two, 1..2^20): the hit is the first non-empty,
+ * N-aligned cube of N^3 voxels (model coordinates) that the ray enters.
+ *
+ * Precision: all traversal arithmetic is float, in one fixed order, with
+ * slab parameters computed as (plane - origin) / dir, so that the GPU can
+ * repeat it bit for bit; core/ is compiled with -ffp-contract=off.
+ */
+#ifndef VXR_PICK_H
+#define VXR_PICK_H
+
+#include "vxr/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vxr_ray {
+    float origin[3];
+    float dir[3];
+} vxr_ray;
+
+/* One pick record. With hit == 0 every other field is zero. */
+typedef struct vxr_pick {
+    int32_t hit;
+    uint32_t instance;
+    int32_t voxel[3]; /* model-local min corner of the hit cube */
+    uint32_t size;    /* its edge: 1, or the grid N */
+    float world_min[3], world_max[3];
+    float t;
+    float point[3];  /* world-space entry point */
+    int32_t face;    /* 0..5, or -1 when the origin is inside */
+    float normal[3]; /* world-space outward normal of the face */
+    int32_t corner;  /* 0..7 or -1 */
+    float corner_point[3];
+    int32_t edge; /* 0..11 or -1 */
+    float edge_mid[3];
+    uint32_t color; /* RGBA8, red in the low byte */
+} vxr_pick;
+
+typedef struct vxr_picker vxr_picker;
+
+/* Builds a picker over the scene's visible instances (not hidden, not
+ * culled): a bounding volume hierarchy of their world AABBs. The scene must
+ * outlive the picker. Returns VXR_ERROR_MEMORY on allocation failure. */
+vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
+/* NULL is a no-op. */
+void vxr_picker_destroy(vxr_picker *picker);
+
+/* Picks one ray. grid is N (0 or 1 mean voxels); a grid that is not a
+ * power of two up to 2^20 gives VXR_ERROR_ARGUMENT. */
+vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
+                        vxr_pick *dest);
+
+/* Picks count rays into dest[count]. */
+vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t count, uint32_t grid,
+                         vxr_pick *dest);
+
+/* The seed's method for comparison: every visible instance in turn,
+ * bounding sphere, then AABB, then the octree; same results as
+ * vxr_pick_ray, without the hierarchy. */
+vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
+                             vxr_pick *dest);
+
+/* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
+ * two corners of each edge. */
+extern const uint8_t vxr_face_corners[6][4];
+extern const uint8_t vxr_face_edges[6][4];
+extern const uint8_t vxr_edge_corners[12][2];
+
+#ifdef __cplusplus
+}
+#endif
+#endif
