@@ -18,5 +18,11 @@ double cli_now(void);
 bool cli_progress(bool json);
 
 int cmd_bench(int argc, char **argv);
+int cmd_pick(int argc, char **argv);
+int bench_pick(int argc, char **argv);
+
+struct vxr_pick;
+/* Prints one pick record as a JSON line (DESIGN.md §5). */
+void cli_print_pick(FILE *out, const struct vxr_pick *p);
 
 #endif

@@ -10,7 +10,10 @@ static const char usage_text[] =
     "usage: vxr COMMAND [options]\n"
     "  info SCENE [--json]          models, instances, voxels, bounds, octree size\n"
     "  convert IN OUT               write OUT as .vxo (built octrees) or .vl32\n"
+    "  pick SCENE --rays FILE [--grid N] [--json]\n"
+    "                               nearest cube, face, point, corner, edge per ray\n"
     "  bench build SCENE [--json]   octree build speed and size, bulk vs incremental\n"
+    "  bench pick SCENE [--json]    pick speed, BVH vs the seed's loop over instances\n"
     "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
 
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
@@ -139,5 +142,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(cmd, "pick")) return cmd_pick(argc - 2, argv + 2);
     return cli_usage("unknown command '%s'", cmd);
 }

@@ -1,0 +1,238 @@
+/* vxr pick and vxr bench pick. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "vxr/camera.h"
+
+void cli_print_pick(FILE *out, const vxr_pick *p) {
+    if (!p->hit) {
+        fputs("{\"hit\":false}\n", out);
+        return;
+    }
+    fprintf(out,
+            "{\"hit\":true,\"instance\":%u,\"voxel\":[%d,%d,%d],\"size\":%u,"
+            "\"world_min\":[%.9g,%.9g,%.9g],\"world_max\":[%.9g,%.9g,%.9g],\"t\":%.9g,"
+            "\"point\":[%.9g,%.9g,%.9g],\"face\":%d,\"normal\":[%.9g,%.9g,%.9g],\"corner\":%d,"
+            "\"corner_point\":[%.9g,%.9g,%.9g],\"edge\":%d,\"edge_mid\":[%.9g,%.9g,%.9g],"
+            "\"color\":[%u,%u,%u,%u]}\n",
+            p->instance, p->voxel[0], p->voxel[1], p->voxel[2], p->size, (double)p->world_min[0],
+            (double)p->world_min[1], (double)p->world_min[2], (double)p->world_max[0],
+            (double)p->world_max[1], (double)p->world_max[2], (double)p->t, (double)p->point[0],
+            (double)p->point[1], (double)p->point[2], p->face, (double)p->normal[0] + 0.0,
+            (double)p->normal[1] + 0.0, (double)p->normal[2] + 0.0, p->corner,
+            (double)p->corner_point[0], (double)p->corner_point[1], (double)p->corner_point[2],
+            p->edge, (double)p->edge_mid[0], (double)p->edge_mid[1], (double)p->edge_mid[2],
+            p->color & 255, (p->color >> 8) & 255, (p->color >> 16) & 255, p->color >> 24);
+}
+
+/* Reads "ox oy oz dx dy dz" lines; blank lines and '#' comments are skipped. */
+static int read_rays(const char *path, vxr_ray **rays, size_t *count) {
+    FILE *f = fopen(path, "r");
+    *rays = NULL;
+    *count = 0;
+    if (!f) {
+        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char line[1024];
+    size_t cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *p = line, *end;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '\n' || *p == '\r' || *p == '#' || *p == 0) continue;
+        float v[6];
+        int n = 0;
+        for (; n < 6; n++) {
+            v[n] = strtof(p, &end);
+            if (end == p || !isfinite(v[n])) break;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+        if (n != 6 || *p) {
+            fprintf(stderr, "vxr: %s:%zu: expected six finite numbers 'ox oy oz dx dy dz'\n", path,
+                    lineno);
+            fclose(f);
+            free(*rays);
+            *rays = NULL;
+            return EXIT_INPUT;
+        }
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 1024;
+            vxr_ray *r = realloc(*rays, cap * sizeof *r);
+            if (!r) {
+                fclose(f);
+                free(*rays);
+                *rays = NULL;
+                return cli_fail(path, VXR_ERROR_MEMORY, NULL);
+            }
+            *rays = r;
+        }
+        vxr_ray *r = &(*rays)[(*count)++];
+        memcpy(r->origin, v, sizeof r->origin);
+        memcpy(r->dir, v + 3, sizeof r->dir);
+    }
+    fclose(f);
+    return EXIT_OK;
+}
+
+static int parse_grid(const char *s, uint32_t *grid) {
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || v == 0 || v > (1ul << 20) || (v & (v - 1))) return 0;
+    *grid = (uint32_t)v;
+    return 1;
+}
+
+int cmd_pick(int argc, char **argv) {
+    const char *path = NULL, *rays_path = NULL;
+    uint32_t grid = 1;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            /* records are JSON either way */
+        } else if (!strcmp(argv[i], "--rays") && i + 1 < argc) {
+            rays_path = argv[++i];
+        } else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
+            if (!parse_grid(argv[++i], &grid))
+                return cli_usage("pick: --grid takes a power of two from 1 to 2^20, not '%s'",
+                                 argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_usage("pick: unknown or incomplete option '%s'", argv[i]);
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            return cli_usage("pick: more than one SCENE");
+        }
+    }
+    if (!path || !rays_path) return cli_usage("pick: expected SCENE --rays FILE");
+    vxr_ray *rays;
+    size_t n;
+    int status = read_rays(rays_path, &rays, &n);
+    if (status != EXIT_OK) return status;
+    vxr_scene *scene;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(path, &scene, &err);
+    if (r != VXR_OK) {
+        free(rays);
+        return cli_fail(path, r, &err);
+    }
+    vxr_picker *picker = NULL;
+    vxr_pick *picks = malloc((n ? n : 1) * sizeof *picks);
+    r = picks ? vxr_picker_create(scene, &picker) : VXR_ERROR_MEMORY;
+    if (r == VXR_OK) {
+        double t0 = cli_now();
+        r = vxr_pick_rays(picker, rays, n, grid, picks);
+        double dt = cli_now() - t0;
+        size_t hits = 0;
+        for (size_t i = 0; r == VXR_OK && i < n; i++) {
+            cli_print_pick(stdout, &picks[i]);
+            hits += picks[i].hit != 0;
+        }
+        if (r == VXR_OK)
+            printf("{\"rays\":%zu,\"hits\":%zu,\"seconds\":%.6f,\"mrays_s\":%.3f}\n", n, hits, dt,
+                   dt > 0 ? (double)n / dt * 1e-6 : 0.0);
+    }
+    if (r != VXR_OK) status = cli_fail(path, r, &err);
+    vxr_picker_destroy(picker);
+    free(picks);
+    free(rays);
+    vxr_scene_destroy(scene);
+    return status;
+}
+
+/* Rays of `cameras` cameras orbiting the scene, w x h pixels each. */
+static vxr_ray *orbit_rays(const vxr_scene *s, int cameras, uint32_t w, uint32_t h, size_t *n) {
+    *n = (size_t)cameras * w * h;
+    vxr_ray *rays = malloc(*n * sizeof *rays);
+    if (!rays) return NULL;
+    size_t k = 0;
+    for (int c = 0; c < cameras; c++) {
+        vxr_camera cam = {0};
+        vxr_camera_orbit(s, 6.2831853f * (float)c / (float)cameras + 0.3f,
+                         0.35f + 0.25f * (float)(c % 3), 0.9f, &cam);
+        cam.width = w;
+        cam.height = h;
+        vxr_camera_setup(&cam);
+        for (uint32_t j = 0; j < h; j++)
+            for (uint32_t i = 0; i < w; i++) vxr_camera_ray(&cam, i, j, &rays[k++]);
+    }
+    return rays;
+}
+
+int bench_pick(int argc, char **argv) {
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return cli_usage("bench pick: unknown option '%s'", argv[i]);
+        else if (!path)
+            path = argv[i];
+        else
+            return cli_usage("bench pick: more than one SCENE");
+    }
+    if (!path) return cli_usage("bench pick: missing SCENE");
+    vxr_scene *scene;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(path, &scene, &err);
+    if (r != VXR_OK) return cli_fail(path, r, &err);
+    const int cameras = 8;
+    const uint32_t w = 160, h = 120;
+    size_t n;
+    vxr_ray *rays = orbit_rays(scene, cameras, w, h, &n);
+    vxr_picker *picker = NULL;
+    vxr_pick *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    if (!rays || !a || !b || vxr_picker_create(scene, &picker) != VXR_OK) {
+        free(rays);
+        free(a);
+        free(b);
+        vxr_scene_destroy(scene);
+        return cli_fail(path, VXR_ERROR_MEMORY, NULL);
+    }
+    if (cli_progress(json)) fprintf(stderr, "picking %zu rays with the BVH ...\r", n);
+    double best_bvh = 1e30, best_loop = 1e30;
+    for (int run = 0; run < 3; run++) {
+        double t0 = cli_now();
+        for (size_t i = 0; i < n; i++) vxr_pick_ray(picker, &rays[i], 1, &a[i]);
+        double dt = cli_now() - t0;
+        if (dt < best_bvh) best_bvh = dt;
+    }
+    if (cli_progress(json)) fprintf(stderr, "picking %zu rays with the loop ...\r", n);
+    /* The loop is slow on large scenes: one run, or a sample of the rays
+     * when even that would take long. */
+    size_t stride = 1;
+    {
+        double t0 = cli_now();
+        size_t probe = n < 2000 ? n : 2000;
+        for (size_t i = 0; i < probe; i++)
+            vxr_pick_ray_loop(picker, &rays[i * (n / probe)], 1, &b[0]);
+        double est = (cli_now() - t0) / (double)probe * (double)n;
+        while (est / (double)stride > 20.0) stride *= 2;
+    }
+    size_t looped = 0, differ = 0, hits = 0;
+    double t0 = cli_now();
+    for (size_t i = 0; i < n; i += stride, looped++) vxr_pick_ray_loop(picker, &rays[i], 1, &b[i]);
+    best_loop = cli_now() - t0;
+    for (size_t i = 0; i < n; i += stride) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
+    for (size_t i = 0; i < n; i++) hits += a[i].hit != 0;
+    if (cli_progress(json)) fprintf(stderr, "\033[K");
+    double bvh = (double)n / best_bvh * 1e-6, loop = (double)looped / best_loop * 1e-6;
+    if (json)
+        printf("{\"scene\":\"%s\",\"instances\":%u,\"rays\":%zu,\"hits\":%zu,\"bvh_mrays_s\":%.3f,"
+               "\"loop_mrays_s\":%.4f,\"loop_rays\":%zu,\"speedup\":%.1f,\"differ\":%zu}\n",
+               path, scene->instance_count, n, hits, bvh, loop, looped, bvh / loop, differ);
+    else
+        printf("%s: %zu rays (%d cameras of %ux%u), %zu hits\n  BVH  %.3f Mrays/s\n  loop %.4f "
+               "Mrays/s (seed: every instance in turn; %zu rays)\n  speedup %.1fx, %zu "
+               "results differ\n",
+               path, n, cameras, w, h, hits, bvh, loop, looped, bvh / loop, differ);
+    vxr_picker_destroy(picker);
+    free(rays);
+    free(a);
+    free(b);
+    vxr_scene_destroy(scene);
+    return differ ? EXIT_INPUT : EXIT_OK;
+}
