@@ -381,6 +381,47 @@ static void test_named_cases(void) {
     vxr_scene_destroy(s);
 }
 
+/* The seed's errata (DESIGN.md §3), each pinned by vxr's correct answer. */
+static void test_seed_errata(void) {
+    /* Edge and corner tables: every listed corner lies on its face, every
+     * edge's corners lie on its face, edge k runs along axis k mod 3; the
+     * front and back rows are the ones Inexor's table gets wrong. */
+    static const int face_axis[6] = {0, 0, 1, 1, 2, 2}, face_side[6] = {0, 1, 0, 1, 1, 0};
+    for (int f = 0; f < 6; f++) {
+        int bit = 2 - face_axis[f];
+        for (int j = 0; j < 4; j++) {
+            CHECK(((vxr_face_corners[f][j] >> bit) & 1) == face_side[f]);
+            int e = vxr_face_edges[f][j];
+            for (int c = 0; c < 2; c++)
+                CHECK(((vxr_edge_corners[e][c] >> bit) & 1) == face_side[f]);
+        }
+    }
+    for (int e = 0; e < 12; e++) {
+        int diff = vxr_edge_corners[e][0] ^ vxr_edge_corners[e][1];
+        CHECK(diff == 1 << (2 - e % 3));
+    }
+    const uint8_t front[4] = {0, 2, 5, 9}, back[4] = {3, 6, 8, 11};
+    CHECK(!memcmp(vxr_face_edges[2], front, 4) && !memcmp(vxr_face_edges[3], back, 4));
+
+    vxr_voxel v[64];
+    int n = 0;
+    for (int x = 0; x < 4; x++)
+        for (int y = 0; y < 4; y++)
+            for (int z = 0; z < 4; z++) v[n++] = (vxr_voxel){x + 8, y, z, 1 + (uint32_t)n};
+    vxr_instance id = {0, 0, vxr_transform_identity(), INFINITY};
+    vxr_scene *s = scene_of(v, n, &id, 1);
+    /* corners 6 = (1,1,0) and 7 = (1,1,1), not swapped: a ray entering the
+     * right face (+X, from +x) near (x+1, y+1, z) picks corner 6 */
+    vxr_pick p = pick1(s, 20, 0.9f, 0.1f, -1, 0, 0, 1);
+    CHECK(p.hit && p.face == 1 && p.corner == 6 && p.voxel[0] == 11);
+    CHECK(p.corner_point[0] == 12 && p.corner_point[1] == 1 && p.corner_point[2] == 0);
+    p = pick1(s, 20, 0.9f, 0.9f, -1, 0, 0, 1);
+    CHECK(p.corner == 7 && p.corner_point[2] == 1);
+    /* the leaf, not the root's direct child: a one-voxel cube */
+    CHECK(p.size == 1 && p.world_max[0] - p.world_min[0] == 1);
+    vxr_scene_destroy(s);
+}
+
 static void test_bad_grid(void) {
     vxr_voxel v[] = {{0, 0, 0, 1}};
     vxr_instance id = {0, 0, vxr_transform_identity(), INFINITY};
@@ -398,7 +439,7 @@ static void test_bad_grid(void) {
 int main(int argc, char **argv) {
     static const vxr_test_case tests[] = {
         TEST(test_named_cases), TEST(test_random_scenes), TEST(test_grids),
-        TEST(test_real_files),  TEST(test_bad_grid),
+        TEST(test_real_files),  TEST(test_bad_grid),      TEST(test_seed_errata),
     };
     int r = RUN_TESTS(tests);
     fprintf(stderr, "%d picks compared, %d forgiven as float/double near ties\n", compared,
