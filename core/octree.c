@@ -170,6 +170,11 @@ vxr_result vxr_octree_validate(const vxr_octree *t, vxr_error *err) {
     if (t->voxel_count == 0) {
         if (t->node_count || t->brick_count || t->depth)
             return vxr_fail(err, VXR_ERROR_FORMAT, "empty octree with %u nodes", t->node_count);
+        /* As the builders leave it (svo.h): origin and bounds all zero. */
+        for (int k = 0; k < 3; k++)
+            if (t->origin[k] || t->vmin[k] || t->vmax[k])
+                return vxr_fail(err, VXR_ERROR_FORMAT,
+                                "empty octree with a non-zero origin or bounds");
         return VXR_OK;
     }
     if (t->depth < VXR_MIN_DEPTH || t->depth > VXR_MAX_DEPTH)

@@ -77,12 +77,18 @@ vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t m
     const vxr_transform *t = &in->transform;
     int finite =
         isfinite(t->scale) && t->scale > 0 && !isnan(in->view_distance) && in->view_distance >= 0;
-    for (int k = 0; k < 9; k++) finite = finite && isfinite(t->rotation[k]);
-    for (int k = 0; k < 3; k++) finite = finite && isfinite(t->translation[k]);
+    /* Finite is not enough: world bounds (int64 cells) must not overflow.
+     * Rotation entries lie in [-1, 1]; scale and translation get generous
+     * limits (NaN fails every comparison). */
+    for (int k = 0; k < 9; k++) finite = finite && fabsf(t->rotation[k]) <= 1.001f;
+    for (int k = 0; k < 3; k++) finite = finite && fabsf(t->translation[k]) <= 0x1p31f;
+    finite = finite && t->scale <= 0x1p20f;
     if (!finite)
-        return vxr_fail(
-            err, VXR_ERROR_FORMAT,
-            "instance %u has a non-finite transform, a scale <= 0 or a bad view distance", index);
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "instance %u has a transform out of range (rotation entries beyond 1, "
+                        "scale not in (0, 2^20], translation beyond 2^31, or not finite) or a bad "
+                        "view distance",
+                        index);
     return VXR_OK;
 }
 
@@ -102,7 +108,8 @@ vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error
     }
     s->model_count = src->model_count;
     s->instance_count = src->instance_count;
-    memcpy(s->instances, src->instances, src->instance_count * sizeof *s->instances);
+    if (src->instance_count) /* src->instances may be NULL */
+        memcpy(s->instances, src->instances, src->instance_count * sizeof *s->instances);
     memcpy(s->palette, src->palette, sizeof s->palette);
     s->attr_size = src->attr_size;
     double t0 = now_s();

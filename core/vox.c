@@ -23,7 +23,15 @@ static const uint32_t default_palette[256] = {
 #include "vox_palette.inc"
 };
 
-enum { MAX_GRAPH_DEPTH = 256, MAX_INSTANCES = 1 << 24, MAX_VISITS = 1 << 24, MAX_MODEL_SIZE = 256 };
+/* A tree visits each node once; a file that names a node from several
+ * parents (a DAG) expands exponentially, so such sharing gets a budget of
+ * SHARED_VISITS visits beyond the node count. */
+enum {
+    MAX_GRAPH_DEPTH = 256,
+    MAX_INSTANCES = 1 << 24,
+    SHARED_VISITS = 1 << 20,
+    MAX_MODEL_SIZE = 256
+};
 enum { NODE_TRN = 1, NODE_GRP, NODE_SHP };
 
 typedef struct span {
@@ -173,6 +181,9 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
         if (end - pos < 12) return fail_at(r, at, "truncated chunk header");
         char id[5] = {0};
         memcpy(id, file->p + pos, 4);
+        /* The id goes into messages, which must stay one printable line. */
+        for (int k = 0; k < 4; k++)
+            if (id[k] < 0x20 || id[k] > 0x7e) id[k] = '?';
         pos += 4;
         rd_i32(file, &pos, &n);
         rd_i32(file, &pos, &m);
@@ -354,6 +365,9 @@ static vxr_result add_instance(reader *r, gnode *g, int32_t model, const xform *
             in.transform.rotation[3 * i + k] = (float)x->R[3 * i + k];
             t -= x->R[3 * i + k] * (S[k] / 2);
         }
+        /* Beyond 2^24 float positions stop being exact. */
+        if (t < -(1ll << 24) || t > (1ll << 24))
+            return fail_at(r, g->at, "instance translation beyond +-2^24");
         in.transform.translation[i] = (float)t;
     }
     if (vxr_scene_src_add_instance(r->src, &in) != VXR_OK)
@@ -365,8 +379,11 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
     gnode *g = find_node(r, id);
     if (!g) return vxr_fail(r->err, VXR_ERROR_FORMAT, "scene graph refers to missing node %d", id);
     if (depth > MAX_GRAPH_DEPTH) return fail_at(r, g->at, "scene graph deeper than 256 levels");
-    if (++r->visits > MAX_VISITS)
-        return fail_at(r, g->at, "scene graph expands to more than 2^24 node visits");
+    if (++r->visits > r->n_nodes + SHARED_VISITS)
+        return vxr_fail(r->err, VXR_ERROR_FORMAT,
+                        "byte %u: the scene graph's %u nodes expand to more than 2^20 further "
+                        "visits (nodes shared by several parents)",
+                        g->at, r->n_nodes);
     if (g->on_path)
         return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: scene graph cycle through node %d",
                         g->at, id);
@@ -391,7 +408,8 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
     } else {
         int32_t n, model;
         frame_pick fp = {0};
-        int32_t chosen = -1;
+        int32_t chosen = 0;
+        int have = 0;
         if (!rd_dict(&c, &pos, "_hidden", &v, &vl, &found) || !rd_i32(&c, &pos, &n) || n < 0)
             res = fail_at(r, g->at, "malformed nSHP");
         for (int32_t i = 0; res == VXR_OK && i < n; i++) {
@@ -402,9 +420,13 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
                 break;
             }
             consider_frame(&fp, (size_t)i, found, fv);
-            if (fp.pos == (size_t)i) chosen = model;
+            if (fp.pos == (size_t)i) {
+                chosen = model;
+                have = 1;
+            }
         }
-        if (res == VXR_OK && chosen >= 0) res = add_instance(r, g, chosen, &x, hidden);
+        /* A negative model index is an error (add_instance says so), not "none". */
+        if (res == VXR_OK && have) res = add_instance(r, g, chosen, &x, hidden);
     }
     g->on_path = 0;
     return res;

@@ -56,7 +56,7 @@ vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size) {
         }
         for (uint32_t k = 0; k < m->brick_count; k++, p += 4) vxr_put32(p, m->brick_attr[k]);
         if (m->attr_size == 1) {
-            memcpy(p, m->attrs, m->voxel_count);
+            if (m->voxel_count) memcpy(p, m->attrs, m->voxel_count); /* attrs: NULL when empty */
         } else {
             for (uint32_t k = 0; k < m->voxel_count; k++) {
                 uint32_t c;

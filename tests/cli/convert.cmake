@@ -1,0 +1,59 @@
+# `vxr convert` to .vxo and .vl32, checked with `vxr info --json`.
+#   cmake -DVXR=path/to/vxr -DIN=scene.vox -DWORK=dir -DNAME=prefix
+#         [-DVL32_VOXELS=n] -P convert.cmake
+# The .vxo must report the same figures as IN (build_s aside, and 0 for the
+# .vxo: nothing is built); the .vl32 holds the distinct world cells of IN
+# (VL32_VOXELS) in one identity instance, within the same bounds.
+function(vxr_info path out_var)
+    execute_process(COMMAND ${VXR} info ${path} --json RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                    ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "vxr info ${path}: exit ${rc}\n${err}")
+    endif()
+    set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+function(vxr_convert in out)
+    file(REMOVE ${out})
+    execute_process(COMMAND ${VXR} convert ${in} ${out} RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT EXISTS ${out})
+        message(FATAL_ERROR "vxr convert ${in} ${out}: exit ${rc}\n${err}")
+    endif()
+endfunction()
+
+# The figures without the scene name and the build time.
+function(figures json out_var)
+    string(REGEX REPLACE "\"scene\":\"[^\"]*\"," "" json "${json}")
+    string(REGEX REPLACE ",\"build_s\":[0-9.]+" "" json "${json}")
+    string(STRIP "${json}" json)
+    set(${out_var} "${json}" PARENT_SCOPE)
+endfunction()
+
+file(MAKE_DIRECTORY ${WORK})
+vxr_info(${IN} src_json)
+figures("${src_json}" src)
+
+set(vxo ${WORK}/${NAME}.vxo)
+vxr_convert(${IN} ${vxo})
+vxr_info(${vxo} vxo_json)
+figures("${vxo_json}" from_vxo)
+if(NOT from_vxo STREQUAL src)
+    message(FATAL_ERROR "${vxo} reports\n  ${from_vxo}\n${IN} reports\n  ${src}")
+endif()
+if(NOT vxo_json MATCHES "\"build_s\":0.000000}")
+    message(FATAL_ERROR "loading ${vxo} built something: ${vxo_json}")
+endif()
+
+if(DEFINED VL32_VOXELS)
+    set(vl32 ${WORK}/${NAME}.vl32)
+    vxr_convert(${IN} ${vl32})
+    vxr_info(${vl32} vl32_json)
+    string(REGEX MATCH "\"aabb_min\":[^]]*\\],\"aabb_max\":[^]]*\\]" bounds "${src_json}")
+    foreach(want "\"models\":1,\"instances\":1,\"instanced_voxels\":${VL32_VOXELS},"
+                 "${bounds}" "\"model_voxels\":${VL32_VOXELS},")
+        string(FIND "${vl32_json}" "${want}" at)
+        if(at EQUAL -1)
+            message(FATAL_ERROR "${vl32} reports\n  ${vl32_json}\nwithout ${want}")
+        endif()
+    endforeach()
+endif()

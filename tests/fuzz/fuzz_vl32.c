@@ -1,0 +1,22 @@
+/* libFuzzer target: .vl32 from memory, then the octree build. */
+#include <stdlib.h>
+#include "vxr/scene.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    vxr_scene_src src;
+    vxr_error err;
+    if (vxr_load_vl32(data, size, &src, &err) != VXR_OK) {
+        if (src.model_count || src.models || src.instance_count || src.instances) abort();
+        return 0;
+    }
+    vxr_scene *scene;
+    if (vxr_scene_build(&src, &scene, &err) == VXR_OK) {
+        vxr_scene_stats st;
+        vxr_scene_get_stats(scene, &st);
+        vxr_scene_destroy(scene);
+    }
+    vxr_scene_src_free(&src);
+    return 0;
+}
