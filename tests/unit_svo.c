@@ -307,6 +307,63 @@ static void test_blob_fields(void) {
     vxr_scene_src_free(&src);
 }
 
+/* Both builders on every model of every real file in tests/data (and in
+ * ../shared/data/vox when present): byte-identical octrees. */
+static int builds_equal_on_file(const char *path) {
+    vxr_scene_src src;
+    vxr_error err;
+    if (vxr_scene_src_load(path, &src, &err) != VXR_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return 0;
+    }
+    int ok = 1;
+    for (uint32_t i = 0; i < src.model_count; i++) {
+        vxr_octree a, b;
+        CHECK(vxr_octree_build(src.models[i].voxels, src.models[i].count, src.attr_size, &a,
+                               NULL) == VXR_OK);
+        CHECK(vxr_octree_build_incremental(src.models[i].voxels, src.models[i].count, src.attr_size,
+                                           &b, NULL) == VXR_OK);
+        if (!vxr_octree_equal(&a, &b)) {
+            fprintf(stderr, "%s: model %u differs between the builders\n", path, i);
+            ok = 0;
+        }
+        vxr_octree_free(&a);
+        vxr_octree_free(&b);
+    }
+    vxr_scene_src_free(&src);
+    return ok;
+}
+
+static void test_real_files_bulk_equals_incremental(void) {
+    static const char *files[] = {"bevy_vox_scene__study.vox",
+                                  "floooh__scene.vox",
+                                  "mmmm__chr_robot.vox",
+                                  "mmmm__obj_candle.vox",
+                                  "mmmm__obj_house4.vox",
+                                  "mmmm__scene_store8.vox",
+                                  "ogt__test_multiple_model_scene.vox",
+                                  "vengi__8ontop.vox",
+                                  "vengi__animation.0.99.7.1.vox",
+                                  "vengi__rgb_small.vox",
+                                  "vengi__test-transform.vox",
+                                  "voxelio__debug.vox",
+                                  "voxelio__debug.vl32"};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", VXR_TEST_DATA, files[i]);
+        CHECK(builds_equal_on_file(path));
+    }
+    static const char *shared[] = {"large__minecraft_region_from_qb.vox",
+                                   "vengi__test_material.vox"};
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+        snprintf(path, sizeof path, "%s/vox/%s", VXR_SHARED_DATA, shared[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fclose(f);
+        CHECK(builds_equal_on_file(path));
+    }
+}
+
 int main(int argc, char **argv) {
     static const vxr_test_case tests[] = {
         TEST(test_ileave3_seed_facts),
@@ -318,6 +375,7 @@ int main(int argc, char **argv) {
         TEST(test_validate_rejects_corruption),
         TEST(test_layout_offsets),
         TEST(test_blob_fields),
+        TEST(test_real_files_bulk_equals_incremental),
     };
     return RUN_TESTS(tests);
 }
