@@ -340,6 +340,12 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, uint32_t i, const
     affine_point(g->local_to_world, mid, out->edge_mid);
 }
 
+/* How far past its voxels' box a grid cube of 2^level reaches, in world
+ * units, for any instance (sqrt(3) covers any rotation). */
+static float grid_pad(const vxr_picker *p, uint32_t level) {
+    return level ? (float)(1u << level) * p->max_scale * 1.7321f : 0.0f;
+}
+
 static int grid_level(uint32_t grid, uint32_t *level) {
     if (grid <= 1) {
         *level = 0;
@@ -384,7 +390,7 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
     uint32_t stack[64];
     int sp = 0;
     /* A grid cube reaches up to N - 1 voxels past the voxels it holds. */
-    const float pad = level ? (float)(1u << level) * p->max_scale * 1.7321f : 0.0f;
+    const float pad = grid_pad(p, level);
     if (box_enter(p->nodes[0].lo, p->nodes[0].hi, pad, ray, INFINITY) < INFINITY) stack[sp++] = 0;
     while (sp > 0) {
         const bvh_node *nd = &p->nodes[stack[--sp]];
@@ -428,7 +434,7 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
     float best_t = INFINITY;
     uint32_t best_i = UINT32_MAX;
     cell_hit best;
-    const float pad = level ? (float)(1u << level) * p->max_scale * 1.7321f : 0.0f;
+    const float pad = grid_pad(p, level);
     for (uint32_t j = 0; j < p->n_items; j++) {
         uint32_t i = p->items[j];
         const float *sp = &p->sphere[4 * i];

@@ -27,19 +27,9 @@ static vxr_result build_all(const vxr_scene_src *src, build_fn fn, vxr_scene *sc
 }
 
 static int bench_build(int argc, char **argv) {
-    const char *path = NULL;
-    bool json = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage("bench build: unknown option '%s'", argv[i]);
-        else if (!path)
-            path = argv[i];
-        else
-            return cli_usage("bench build: more than one SCENE");
-    }
-    if (!path) return cli_usage("bench build: missing SCENE");
+    const char *path;
+    bool json;
+    if (!cli_scene_args("bench build", argc, argv, &path, &json)) return EXIT_USAGE;
     vxr_scene_src src;
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_src_load(path, &src, &err);

@@ -12,6 +12,9 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 int cli_fail(const char *what, vxr_result r, const vxr_error *err);
 /* Prints "vxr: message" and the usage hint on stderr; returns EXIT_USAGE. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses "SCENE [--json]" (in any order) for command cmd; on a usage error
+ * prints it and returns false. */
+bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 /* True when progress should be printed (stderr is a terminal, not --json). */

@@ -162,19 +162,9 @@ static vxr_ray *orbit_rays(const vxr_scene *s, int cameras, uint32_t w, uint32_t
 }
 
 int bench_pick(int argc, char **argv) {
-    const char *path = NULL;
-    bool json = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage("bench pick: unknown option '%s'", argv[i]);
-        else if (!path)
-            path = argv[i];
-        else
-            return cli_usage("bench pick: more than one SCENE");
-    }
-    if (!path) return cli_usage("bench pick: missing SCENE");
+    const char *path;
+    bool json;
+    if (!cli_scene_args("bench pick", argc, argv, &path, &json)) return EXIT_USAGE;
     vxr_scene *scene;
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(path, &scene, &err);

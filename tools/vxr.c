@@ -43,20 +43,30 @@ bool cli_progress(bool json) {
     return !json && isatty(2);
 }
 
-static int cmd_info(int argc, char **argv) {
-    const char *path = NULL;
-    bool json = false;
+bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json) {
+    *path = NULL;
+    *json = false;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage("info: unknown option '%s'", argv[i]);
-        else if (!path)
-            path = argv[i];
-        else
-            return cli_usage("info: more than one SCENE");
+        if (!strcmp(argv[i], "--json")) {
+            *json = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_usage("%s: unknown option '%s'", cmd, argv[i]);
+            return false;
+        } else if (!*path) {
+            *path = argv[i];
+        } else {
+            cli_usage("%s: more than one SCENE", cmd);
+            return false;
+        }
     }
-    if (!path) return cli_usage("info: missing SCENE");
+    if (!*path) cli_usage("%s: missing SCENE", cmd);
+    return *path != NULL;
+}
+
+static int cmd_info(int argc, char **argv) {
+    const char *path;
+    bool json;
+    if (!cli_scene_args("info", argc, argv, &path, &json)) return EXIT_USAGE;
     if (cli_progress(json)) fprintf(stderr, "loading %s ...\r", path);
     vxr_scene *scene;
     vxr_error err = {{0}};
