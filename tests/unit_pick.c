@@ -76,6 +76,19 @@ static void oracle_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t a
     oracle_consider(c, lo);
 }
 
+/* The ray in an instance's model space: local = R^T (world - t) / s, in double. */
+static void local_ray(const vxr_transform *x, const vxr_ray *r, oracle_ctx *c) {
+    for (int k = 0; k < 3; k++) {
+        double o = 0, d = 0;
+        for (int j = 0; j < 3; j++) {
+            o += (double)x->rotation[3 * j + k] * ((double)r->origin[j] - x->translation[j]);
+            d += (double)x->rotation[3 * j + k] * r->dir[j];
+        }
+        c->o[k] = o / x->scale;
+        c->d[k] = d / x->scale;
+    }
+}
+
 static oracle_hit oracle(const vxr_scene *s, const vxr_ray *r, uint32_t grid) {
     oracle_hit best = {0};
     for (uint32_t i = 0; i < s->instance_count; i++) {
@@ -83,16 +96,7 @@ static oracle_hit oracle(const vxr_scene *s, const vxr_ray *r, uint32_t grid) {
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
         const vxr_transform *x = &in->transform;
         oracle_ctx c = {{0}, {0}, grid > 1 ? grid : 1, i, &best, NULL};
-        /* local = R^T (world - t) / s, in double */
-        for (int k = 0; k < 3; k++) {
-            double o = 0, d = 0;
-            for (int j = 0; j < 3; j++) {
-                o += (double)x->rotation[3 * j + k] * ((double)r->origin[j] - x->translation[j]);
-                d += (double)x->rotation[3 * j + k] * r->dir[j];
-            }
-            c.o[k] = o / x->scale;
-            c.d[k] = d / x->scale;
-        }
+        local_ray(x, r, &c);
         vxr_octree_foreach(&s->models[in->model], oracle_voxel, &c);
     }
     return best;
@@ -107,15 +111,7 @@ static double cube_t(const vxr_scene *s, uint32_t inst, const int32_t lo[3], uin
     oracle_hit h = {0};
     oracle_ctx c = {{0}, {0}, n, inst, &h, NULL};
     const vxr_transform *x = &s->instances[inst].transform;
-    for (int k = 0; k < 3; k++) {
-        double o = 0, d = 0;
-        for (int j = 0; j < 3; j++) {
-            o += (double)x->rotation[3 * j + k] * ((double)r->origin[j] - x->translation[j]);
-            d += (double)x->rotation[3 * j + k] * r->dir[j];
-        }
-        c.o[k] = o / x->scale;
-        c.d[k] = d / x->scale;
-    }
+    local_ray(x, r, &c);
     oracle_consider(&c, lo);
     return h.hit ? h.t : INFINITY;
 }
