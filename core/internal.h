@@ -64,6 +64,9 @@ vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t m
  * flags. CPU picking uses the same matrices so that both sides agree. */
 void vxr_instance_gpu(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g);
 
+/* Frees the scene's culling state (vxr_scene_cull); NULL state is fine. */
+void vxr_scene_cull_free(vxr_scene *s);
+
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;

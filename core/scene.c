@@ -137,6 +137,7 @@ void vxr_scene_destroy(vxr_scene *s) {
         for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
     free(s->models);
     free(s->instances);
+    vxr_scene_cull_free(s);
     free(s);
 }
 

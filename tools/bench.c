@@ -102,8 +102,9 @@ static int bench_build(int argc, char **argv) {
 }
 
 int cmd_bench(int argc, char **argv) {
-    if (argc < 1) return cli_usage("bench: expected what to measure (build)");
+    if (argc < 1) return cli_usage("bench: expected what to measure (build, pick, spheres)");
     if (!strcmp(argv[0], "build")) return bench_build(argc - 1, argv + 1);
     if (!strcmp(argv[0], "pick")) return bench_pick(argc - 1, argv + 1);
-    return cli_usage("bench: unknown benchmark '%s' (build, pick)", argv[0]);
+    if (!strcmp(argv[0], "spheres")) return bench_spheres(argc - 1, argv + 1);
+    return cli_usage("bench: unknown benchmark '%s' (build, pick, spheres)", argv[0]);
 }

@@ -20,7 +20,17 @@ double cli_now(void);
 /* True when progress should be printed (stderr is a terminal, not --json). */
 bool cli_progress(bool json);
 
+/* Reads a text file of per_line finite numbers a line (names them in the
+ * error, e.g. "x y z r"); blank lines and '#' comments are skipped. On
+ * success *dest holds count * per_line floats and, when lines is not NULL,
+ * *lines the 1-based line of each record (both malloc'd). On failure prints
+ * "vxr: FILE:LINE: ..." and returns EXIT_INPUT with nothing allocated. */
+int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
+                    size_t **lines);
+
 int cmd_bench(int argc, char **argv);
+int cmd_spheres(int argc, char **argv);
+int bench_spheres(int argc, char **argv);
 int cmd_pick(int argc, char **argv);
 int bench_pick(int argc, char **argv);
 

@@ -27,55 +27,14 @@ void cli_print_pick(FILE *out, const vxr_pick *p) {
             p->color & 255, (p->color >> 8) & 255, (p->color >> 16) & 255, p->color >> 24);
 }
 
-/* Reads "ox oy oz dx dy dz" lines; blank lines and '#' comments are skipped. */
+_Static_assert(sizeof(vxr_ray) == 6 * sizeof(float), "vxr_ray is six packed floats");
+
+/* Reads "ox oy oz dx dy dz" lines into rays. */
 static int read_rays(const char *path, vxr_ray **rays, size_t *count) {
-    FILE *f = fopen(path, "r");
-    *rays = NULL;
-    *count = 0;
-    if (!f) {
-        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char line[1024];
-    size_t cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *p = line, *end;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '\n' || *p == '\r' || *p == '#' || *p == 0) continue;
-        float v[6];
-        int n = 0;
-        for (; n < 6; n++) {
-            v[n] = strtof(p, &end);
-            if (end == p || !isfinite(v[n])) break;
-            p = end;
-        }
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-        if (n != 6 || *p) {
-            fprintf(stderr, "vxr: %s:%zu: expected six finite numbers 'ox oy oz dx dy dz'\n", path,
-                    lineno);
-            fclose(f);
-            free(*rays);
-            *rays = NULL;
-            return EXIT_INPUT;
-        }
-        if (*count == cap) {
-            cap = cap ? cap * 2 : 1024;
-            vxr_ray *r = realloc(*rays, cap * sizeof *r);
-            if (!r) {
-                fclose(f);
-                free(*rays);
-                *rays = NULL;
-                return cli_fail(path, VXR_ERROR_MEMORY, NULL);
-            }
-            *rays = r;
-        }
-        vxr_ray *r = &(*rays)[(*count)++];
-        memcpy(r->origin, v, sizeof r->origin);
-        memcpy(r->dir, v + 3, sizeof r->dir);
-    }
-    fclose(f);
-    return EXIT_OK;
+    float *v;
+    int status = cli_read_floats(path, 6, "ox oy oz dx dy dz", &v, count, NULL);
+    *rays = (vxr_ray *)v; /* six packed floats, the layout of vxr_ray */
+    return status;
 }
 
 static int parse_grid(const char *s, uint32_t *grid) {
@@ -89,9 +48,12 @@ static int parse_grid(const char *s, uint32_t *grid) {
 int cmd_pick(int argc, char **argv) {
     const char *path = NULL, *rays_path = NULL;
     uint32_t grid = 1;
+    bool cull = true;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             /* records are JSON either way */
+        } else if (!strcmp(argv[i], "--no-cull")) {
+            cull = false;
         } else if (!strcmp(argv[i], "--rays") && i + 1 < argc) {
             rays_path = argv[++i];
         } else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
@@ -120,19 +82,38 @@ int cmd_pick(int argc, char **argv) {
     }
     vxr_picker *picker = NULL;
     vxr_pick *picks = malloc((n ? n : 1) * sizeof *picks);
-    r = picks ? vxr_picker_create(scene, &picker) : VXR_ERROR_MEMORY;
-    if (r == VXR_OK) {
+    r = picks ? VXR_OK : VXR_ERROR_MEMORY;
+    /* Each ray sees what its origin sees (view distances, DESIGN.md §4):
+     * the scene is culled again whenever the origin changes, and the picker
+     * rebuilt when the visible set does. Only the picks are timed. */
+    double dt = 0;
+    for (size_t i = 0, j; r == VXR_OK && i < n; i = j) {
+        for (j = i + 1; j < n && !memcmp(rays[j].origin, rays[i].origin, sizeof rays[i].origin);)
+            j++;
+        bool changed = picker == NULL;
+        if (cull) {
+            bool moved;
+            r = vxr_scene_cull(scene, rays[i].origin, NULL, &moved);
+            changed = changed || moved;
+        }
+        if (r == VXR_OK && changed) {
+            vxr_picker_destroy(picker);
+            picker = NULL;
+            r = vxr_picker_create(scene, &picker);
+        }
+        if (r != VXR_OK) break;
         double t0 = cli_now();
-        r = vxr_pick_rays(picker, rays, n, grid, picks);
-        double dt = cli_now() - t0;
+        r = vxr_pick_rays(picker, rays + i, j - i, grid, picks + i);
+        dt += cli_now() - t0;
+    }
+    if (r == VXR_OK) {
         size_t hits = 0;
-        for (size_t i = 0; r == VXR_OK && i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             cli_print_pick(stdout, &picks[i]);
             hits += picks[i].hit != 0;
         }
-        if (r == VXR_OK)
-            printf("{\"rays\":%zu,\"hits\":%zu,\"seconds\":%.6f,\"mrays_s\":%.3f}\n", n, hits, dt,
-                   dt > 0 ? (double)n / dt * 1e-6 : 0.0);
+        printf("{\"rays\":%zu,\"hits\":%zu,\"seconds\":%.6f,\"mrays_s\":%.3f}\n", n, hits, dt,
+               dt > 0 ? (double)n / dt * 1e-6 : 0.0);
     }
     if (r != VXR_OK) status = cli_fail(path, r, &err);
     vxr_picker_destroy(picker);

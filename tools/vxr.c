@@ -1,4 +1,6 @@
 /* vxr: the command line (DESIGN.md §5). */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +12,13 @@ static const char usage_text[] =
     "usage: vxr COMMAND [options]\n"
     "  info SCENE [--json]          models, instances, voxels, bounds, octree size\n"
     "  convert IN OUT               write OUT as .vxo (built octrees) or .vl32\n"
-    "  pick SCENE --rays FILE [--grid N] [--json]\n"
+    "  pick SCENE --rays FILE [--grid N] [--no-cull] [--json]\n"
     "                               nearest cube, face, point, corner, edge per ray\n"
     "  bench build SCENE [--json]   octree build speed and size, bulk vs incremental\n"
     "  bench pick SCENE [--json]    pick speed, BVH vs the seed's loop over instances\n"
+    "  bench spheres --n N [--json] sphere tree query/insert/remove/move vs brute force\n"
+    "  spheres query SPHERES POINTS [--json] [--brute]\n"
+    "                               per point, the sorted ids of the spheres holding it\n"
     "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
 
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
@@ -61,6 +66,67 @@ bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, b
     }
     if (!*path) cli_usage("%s: missing SCENE", cmd);
     return *path != NULL;
+}
+
+int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
+                    size_t **lines) {
+    static const char *const words[] = {"", "one", "two", "three", "four", "five", "six"};
+    FILE *f = fopen(path, "r");
+    *dest = NULL;
+    *count = 0;
+    if (lines) *lines = NULL;
+    if (!f) {
+        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char line[1024];
+    size_t cap = 0, lineno = 0;
+    int status = EXIT_OK;
+    while (status == EXIT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *p = line, *end;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '\n' || *p == '\r' || *p == '#' || *p == 0) continue;
+        float v[8];
+        int n = 0;
+        for (; n < per_line; n++) {
+            v[n] = strtof(p, &end);
+            if (end == p || !isfinite(v[n])) break;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+        if (n != per_line || *p) {
+            fprintf(stderr, "vxr: %s:%zu: expected %s finite numbers '%s'\n", path, lineno,
+                    words[per_line], names);
+            status = EXIT_INPUT;
+            break;
+        }
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 1024;
+            float *d = realloc(*dest, cap * (size_t)per_line * sizeof *d);
+            size_t *l = lines ? realloc(*lines, cap * sizeof *l) : NULL;
+            if (d) *dest = d;
+            if (l) *lines = l;
+            if (!d || (lines && !l)) {
+                status = cli_fail(path, VXR_ERROR_MEMORY, NULL);
+                break;
+            }
+        }
+        memcpy(*dest + *count * (size_t)per_line, v, (size_t)per_line * sizeof *v);
+        if (lines) (*lines)[*count] = lineno;
+        (*count)++;
+    }
+    fclose(f);
+    if (status != EXIT_OK) {
+        free(*dest);
+        *dest = NULL;
+        *count = 0;
+        if (lines) {
+            free(*lines);
+            *lines = NULL;
+        }
+    }
+    return status;
 }
 
 static int cmd_info(int argc, char **argv) {
@@ -153,5 +219,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "pick")) return cmd_pick(argc - 2, argv + 2);
+    if (!strcmp(cmd, "spheres")) return cmd_spheres(argc - 2, argv + 2);
     return cli_usage("unknown command '%s'", cmd);
 }

@@ -57,6 +57,7 @@ typedef struct vxr_scene {
     uint32_t palette[VXR_PALETTE_SIZE];
     uint32_t attr_size;
     double build_s; /* seconds spent building octrees (0 when loaded) */
+    struct vxr_scene_cull *cull; /* private: vxr_scene_cull's sphere tree */
 } vxr_scene;
 
 /* Scene-source helpers for loaders and generators. Each returns
@@ -128,6 +129,20 @@ void vxr_scene_get_stats(const vxr_scene *scene, vxr_scene_stats *dest);
  * integer placements; conservative for others). */
 void vxr_instance_world_bounds(const vxr_scene *scene, uint32_t instance, float dest_min[3],
                                float dest_max[3]);
+
+/* View-distance culling (DESIGN.md §4). An instance with a finite view
+ * distance is visible from eye when its sphere (centre: the centre of its
+ * world AABB, radius: the view distance) contains eye; instances with an
+ * infinite view distance are always visible. Sets VXR_INSTANCE_CULLED on
+ * every instance not visible from eye and clears it on the others, using a
+ * sphere tree (vxr/spheres.h) built on the first call; eye NULL turns
+ * culling off (clears the flag everywhere). Pickers and GPU uploads created
+ * afterwards see only the visible instances. *visible receives the number
+ * of visible, non-hidden instances and *changed whether the visible set
+ * differs from the previous call's (either may be NULL). Costs O(visible)
+ * per call after the first. VXR_ERROR_MEMORY leaves the flags as they were;
+ * VXR_ERROR_ARGUMENT for a non-finite eye. */
+vxr_result vxr_scene_cull(vxr_scene *scene, const float eye[3], uint32_t *visible, bool *changed);
 
 /* Size in bytes of the GPU blob (shaders/vxr_layout.h) of the scene, and the
  * writer: dest must hold vxr_scene_blob_size bytes. */
