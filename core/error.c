@@ -14,6 +14,10 @@ const char *vxr_result_string(vxr_result r) {
         return "out of memory";
     case VXR_ERROR_ARGUMENT:
         return "invalid argument";
+    case VXR_ERROR_DEVICE:
+        return "no usable Vulkan device";
+    case VXR_ERROR_VULKAN:
+        return "Vulkan error";
     }
     return "unknown error";
 }

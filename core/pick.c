@@ -21,10 +21,9 @@ const uint8_t vxr_face_edges[6][4] = {{1, 2, 4, 11}, {5, 7, 8, 10}, {0, 2, 5, 9}
 const uint8_t vxr_edge_corners[12][2] = {{0, 4}, {0, 2}, {0, 1}, {2, 6}, {1, 3}, {4, 5},
                                          {3, 7}, {5, 7}, {6, 7}, {1, 5}, {4, 6}, {2, 3}};
 
-typedef struct bvh_node {
-    float lo[3], hi[3];
-    uint32_t first, count; /* leaf: items[first..first+count); inner: children first, first+1 */
-} bvh_node;
+/* leaf: items[first..first+count); inner (count 0): children first, first+1.
+ * The GPU layout as it is, so that the renderer uploads this very hierarchy. */
+typedef vxr_gpu_bvh_node bvh_node;
 
 struct vxr_picker {
     const vxr_scene *scene;
@@ -268,76 +267,142 @@ static int trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, u
     return 1;
 }
 
-static void fill_pick(const vxr_picker *p, const vxr_ray *ray, uint32_t i, const cell_hit *h,
-                      vxr_pick *out) {
-    const vxr_gpu_instance *g = &p->inst[i];
-    const vxr_scene *s = p->scene;
-    const float *R = s->instances[i].transform.rotation;
+static int8_t id8(uint32_t shape, int shift) {
+    return (int8_t)(uint8_t)(shape >> shift);
+}
+
+/* The corners of the cube [lo, lo + n)^3, corner c at bit 2 - k of axis k. */
+static void cube_corners(const int32_t lo[3], float n, float dest[8][3]) {
+    for (int corner = 0; corner < 8; corner++)
+        for (int k = 0; k < 3; k++)
+            dest[corner][k] = (float)lo[k] + ((corner >> (2 - k)) & 1 ? n : 0.0f);
+}
+
+/* The model-space part of a pick, the part the GPU computes per pixel too
+ * (shaders/trace.comp, pick_record): entry face from the entry axis, then
+ * the nearest corner and edge to lorig + t * ldir on that face, ties to the
+ * lower id. */
+static void pick_record(const float lorig[3], const float ldir[3], uint32_t i, const cell_hit *h,
+                        uint32_t color, vxr_gpu_pick *rec) {
+    int face = -1, best_corner = -1, best_edge = -1;
+    if (h->axis >= 0) {
+        static const int face_of[3][2] = {{0, 1}, {2, 3}, {5, 4}};
+        const int ax = h->axis, neg = ldir[ax] < 0.0f;
+        float lpoint[3], cp[8][3];
+        for (int k = 0; k < 3; k++) lpoint[k] = lorig[k] + h->t * ldir[k];
+        face = face_of[ax][neg];
+        cube_corners(h->lo, (float)(1u << h->level), cp);
+        float bestd = INFINITY;
+        for (int j = 0; j < 4; j++) {
+            int corner = vxr_face_corners[face][j];
+            float d = 0;
+            for (int k = 0; k < 3; k++)
+                d += (lpoint[k] - cp[corner][k]) * (lpoint[k] - cp[corner][k]);
+            if (d < bestd) {
+                bestd = d;
+                best_corner = corner;
+            }
+        }
+        bestd = INFINITY;
+        for (int j = 0; j < 4; j++) {
+            int e = vxr_face_edges[face][j];
+            float d = 0;
+            for (int k = 0; k < 3; k++) {
+                float em = (cp[vxr_edge_corners[e][0]][k] + cp[vxr_edge_corners[e][1]][k]) * 0.5f;
+                d += (lpoint[k] - em) * (lpoint[k] - em);
+            }
+            if (d < bestd) {
+                bestd = d;
+                best_edge = e;
+            }
+        }
+    }
+    rec->instance = i;
+    memcpy(rec->voxel, h->lo, sizeof rec->voxel);
+    rec->t = h->t;
+    rec->shape = h->level | (uint32_t)(uint8_t)face << 8 | (uint32_t)(uint8_t)best_corner << 16 |
+                 (uint32_t)(uint8_t)best_edge << 24;
+    rec->color = color;
+    rec->flags = VXR_PICK_HIT;
+}
+
+/* The world-space part of a pick from its record: one code path for CPU
+ * picks and GPU records. R is the instance's rotation. */
+static void expand_pick(const vxr_gpu_instance *g, const float R[9], const vxr_ray *ray,
+                        const vxr_gpu_pick *rec, vxr_pick *out) {
     memset(out, 0, sizeof *out);
     out->hit = 1;
-    out->instance = i;
-    memcpy(out->voxel, h->lo, sizeof out->voxel);
-    out->size = 1u << h->level;
-    const float n = (float)out->size;
+    out->instance = rec->instance;
+    memcpy(out->voxel, rec->voxel, sizeof out->voxel);
+    out->size = 1u << (rec->shape & 255);
+    float cp[8][3];
+    cube_corners(rec->voxel, (float)out->size, cp);
     for (int k = 0; k < 3; k++) {
         out->world_min[k] = INFINITY;
         out->world_max[k] = -INFINITY;
     }
     for (int corner = 0; corner < 8; corner++) {
-        float lp[3], wp[3];
-        for (int k = 0; k < 3; k++) lp[k] = (float)h->lo[k] + ((corner >> (2 - k)) & 1 ? n : 0.0f);
-        affine_point(g->local_to_world, lp, wp);
+        float wp[3];
+        affine_point(g->local_to_world, cp[corner], wp);
         for (int k = 0; k < 3; k++) {
             if (wp[k] < out->world_min[k]) out->world_min[k] = wp[k];
             if (wp[k] > out->world_max[k]) out->world_max[k] = wp[k];
         }
     }
-    out->t = h->t;
-    for (int k = 0; k < 3; k++) out->point[k] = ray->origin[k] + h->t * ray->dir[k];
-    out->color = s->attr_size == 1 ? s->palette[h->attr] : h->attr;
-    if (h->axis < 0) {
+    out->t = rec->t;
+    for (int k = 0; k < 3; k++) out->point[k] = ray->origin[k] + rec->t * ray->dir[k];
+    out->color = rec->color;
+    out->face = id8(rec->shape, 8);
+    if (out->face < 0) {
         out->face = out->corner = out->edge = -1;
         return;
     }
-    float lorig[3], ldir[3], lpoint[3];
-    affine_point(g->world_to_local, ray->origin, lorig);
-    affine_dir(g->world_to_local, ray->dir, ldir);
-    for (int k = 0; k < 3; k++) lpoint[k] = lorig[k] + h->t * ldir[k];
-    const int ax = h->axis, neg = ldir[ax] < 0.0f;
-    static const int face_of[3][2] = {{0, 1}, {2, 3}, {5, 4}};
-    out->face = face_of[ax][neg];
+    out->corner = id8(rec->shape, 16);
+    out->edge = id8(rec->shape, 24);
+    const int ax = out->face >> 1, neg = ax < 2 ? out->face & 1 : !(out->face & 1);
     for (int r = 0; r < 3; r++) out->normal[r] = neg ? R[3 * r + ax] : -R[3 * r + ax];
-    float cp[8][3];
-    for (int corner = 0; corner < 8; corner++)
-        for (int k = 0; k < 3; k++)
-            cp[corner][k] = (float)h->lo[k] + ((corner >> (2 - k)) & 1 ? n : 0.0f);
-    float bestd = INFINITY;
-    for (int j = 0; j < 4; j++) {
-        int corner = vxr_face_corners[out->face][j];
-        float d = 0;
-        for (int k = 0; k < 3; k++) d += (lpoint[k] - cp[corner][k]) * (lpoint[k] - cp[corner][k]);
-        if (d < bestd) {
-            bestd = d;
-            out->corner = corner;
-        }
-    }
-    bestd = INFINITY;
-    float mid[3] = {0, 0, 0};
-    for (int j = 0; j < 4; j++) {
-        int e = vxr_face_edges[out->face][j];
-        float d = 0, em[3];
-        for (int k = 0; k < 3; k++) {
-            em[k] = (cp[vxr_edge_corners[e][0]][k] + cp[vxr_edge_corners[e][1]][k]) * 0.5f;
-            d += (lpoint[k] - em[k]) * (lpoint[k] - em[k]);
-        }
-        if (d < bestd) {
-            bestd = d;
-            out->edge = e;
-            memcpy(mid, em, sizeof mid);
-        }
-    }
+    float mid[3];
+    for (int k = 0; k < 3; k++)
+        mid[k] =
+            (cp[vxr_edge_corners[out->edge][0]][k] + cp[vxr_edge_corners[out->edge][1]][k]) * 0.5f;
     affine_point(g->local_to_world, cp[out->corner], out->corner_point);
     affine_point(g->local_to_world, mid, out->edge_mid);
+}
+
+static void fill_pick(const vxr_picker *p, const vxr_ray *ray, uint32_t i, const cell_hit *h,
+                      vxr_pick *out) {
+    const vxr_gpu_instance *g = &p->inst[i];
+    const vxr_scene *s = p->scene;
+    float lorig[3], ldir[3];
+    affine_point(g->world_to_local, ray->origin, lorig);
+    affine_dir(g->world_to_local, ray->dir, ldir);
+    vxr_gpu_pick rec;
+    pick_record(lorig, ldir, i, h, s->attr_size == 1 ? s->palette[h->attr] : h->attr, &rec);
+    expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
+}
+
+vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu_pick *rec,
+                           vxr_pick *dest) {
+    memset(dest, 0, sizeof *dest);
+    if (!(rec->flags & VXR_PICK_HIT)) return VXR_OK;
+    const int face = id8(rec->shape, 8), corner = id8(rec->shape, 16), edge = id8(rec->shape, 24);
+    int ok = rec->instance < s->instance_count && (rec->shape & 255) <= VXR_MAX_DEPTH &&
+             face >= -1 && face < 6;
+    if (ok && face >= 0) {
+        int corner_ok = 0, edge_ok = 0;
+        for (int j = 0; j < 4; j++) {
+            corner_ok |= vxr_face_corners[face][j] == corner;
+            edge_ok |= vxr_face_edges[face][j] == edge;
+        }
+        ok = corner_ok && edge_ok;
+    } else if (ok) {
+        ok = corner == -1 && edge == -1;
+    }
+    if (!ok) return VXR_ERROR_ARGUMENT;
+    vxr_gpu_instance g;
+    vxr_instance_gpu(s, rec->instance, &g);
+    expand_pick(&g, s->instances[rec->instance].transform.rotation, ray, rec, dest);
+    return VXR_OK;
 }
 
 /* How far past its voxels' box a grid cube of 2^level reaches, in world
@@ -377,6 +442,18 @@ static float box_enter(const float lo[3], const float hi[3], float pad, const vx
         if (a > b) return INFINITY;
     }
     return a;
+}
+
+void vxr_picker_bvh(const vxr_picker *p, vxr_bvh *dest) {
+    dest->nodes = p->nodes;
+    dest->node_count = p->n_nodes;
+    dest->items = p->items;
+    dest->item_count = p->n_items;
+}
+
+float vxr_picker_grid_pad(const vxr_picker *p, uint32_t grid) {
+    uint32_t level;
+    return grid_level(grid, &level) ? grid_pad(p, level) : 0.0f;
 }
 
 vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {

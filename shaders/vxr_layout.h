@@ -40,6 +40,21 @@
  *   | brick_attr uint[B]  |
  *   | attrs bytes         |  padded to 4 bytes
  *   +---------------------+
+ *
+ * Renderer buffers beside the blob's sections:
+ *   bvh nodes (vxr_gpu_bvh_node, 32 bytes): the CPU picker's instance
+ *     hierarchy as it is (vxr_picker_bvh); node 0 is the root; a leaf has
+ *     count > 0 and holds items[first .. first + count), an inner node has
+ *     count == 0 and children first and first + 1.
+ *   bvh items (uint): visible instance indices.
+ *   pick records (vxr_gpu_pick, 32 bytes per pixel, row 0 at the top):
+ *     +----------+-------+-------+-------+
+ *     | instance | vx    | vy    | vz    |  instance ~0u on a miss; voxel:
+ *     +----------+-------+-------+-------+  model-local min corner (int32)
+ *     | t bits   | shape | color | flags |  shape: level | face << 8 |
+ *     +----------+-------+-------+-------+  corner << 16 | edge << 24,
+ *   each an 8-bit two's complement id (-1 = 0xff); flags bit 0: hit.
+ *   vxr_pick_expand (core) turns one into a full vxr_pick.
  */
 #ifndef VXR_LAYOUT_H
 #define VXR_LAYOUT_H
@@ -52,6 +67,21 @@
 #define VXR_PALETTE_SIZE    256u
 #define VXR_INSTANCE_HIDDEN 1u /* instance flag: loaded but not drawn or picked */
 #define VXR_INSTANCE_CULLED 2u /* instance flag: outside its view distance */
+#define VXR_PICK_HIT        1u /* vxr_gpu_pick flags: the ray hit a cube */
+
+/* Shading (shaders/trace.comp; tests repeat it on the CPU). Light towards
+ * VXR_SHADE_LIGHT (unit), colour = base * (ambient + diffuse * max(n.l, 0)),
+ * ambient = VXR_SHADE_AMBIENT + VXR_SHADE_AMBIENT_Z * n.z (so each face of
+ * an axis-aligned cube reads differently), background a vertical gradient
+ * from VXR_SHADE_HORIZON (d.z <= 0) to VXR_SHADE_ZENITH (d.z = 1). */
+#define VXR_SHADE_LIGHT_X   0.42857143f /* (3, 2, 6) / 7 */
+#define VXR_SHADE_LIGHT_Y   0.28571429f
+#define VXR_SHADE_LIGHT_Z   0.85714286f
+#define VXR_SHADE_AMBIENT   0.4f
+#define VXR_SHADE_AMBIENT_Z 0.15f
+#define VXR_SHADE_DIFFUSE   0.5f
+#define VXR_SHADE_HORIZON   0xffe8d8c8u /* RGBA8, red low: (200, 216, 232) */
+#define VXR_SHADE_ZENITH    0xffa0704cu /* (76, 112, 160) */
 
 #ifdef GL_core_profile /* ------------------------------------------ GLSL */
 
@@ -67,6 +97,16 @@ struct vxr_gpu_instance {
     vec4 aabb_min_model; /* xyz world AABB min, w = model index (uint bits) */
     vec4 aabb_max_flags; /* xyz world AABB max, w = flags (uint bits) */
     vec4 misc;           /* x scale, y view distance, zw reserved */
+};
+
+struct vxr_gpu_bvh_node {
+    vec4 lo_first; /* xyz box min, w first (uint bits) */
+    vec4 hi_count; /* xyz box max, w count (uint bits) */
+};
+
+struct vxr_gpu_pick {
+    uvec4 a; /* instance, voxel xyz (int bits) */
+    uvec4 b; /* t (float bits), shape, color, flags */
 };
 
 #else /* ------------------------------------------------------------- C */
@@ -105,7 +145,32 @@ typedef struct vxr_gpu_instance {
     uint32_t reserved[2];
 } vxr_gpu_instance;
 
+/* One node of the instance hierarchy (the layout above). */
+typedef struct vxr_gpu_bvh_node {
+    float lo[3];
+    uint32_t first;
+    float hi[3];
+    uint32_t count;
+} vxr_gpu_bvh_node;
+
+/* One pixel's compact pick record (the layout above). */
+typedef struct vxr_gpu_pick {
+    uint32_t instance;
+    int32_t voxel[3];
+    float t;
+    uint32_t shape; /* level | face << 8 | corner << 16 | edge << 24 (8-bit ids, -1 = 0xff) */
+    uint32_t color; /* RGBA8 */
+    uint32_t flags; /* VXR_PICK_HIT */
+} vxr_gpu_pick;
+
 _Static_assert(sizeof(vxr_node) == 8, "vxr_node is a uvec2");
+_Static_assert(sizeof(vxr_gpu_bvh_node) == 32, "vxr_gpu_bvh_node is 2 x vec4");
+_Static_assert(offsetof(vxr_gpu_bvh_node, first) == 12, "bvh first in lo_first.w");
+_Static_assert(offsetof(vxr_gpu_bvh_node, count) == 28, "bvh count in hi_count.w");
+_Static_assert(sizeof(vxr_gpu_pick) == 32, "vxr_gpu_pick is 2 x uvec4");
+_Static_assert(offsetof(vxr_gpu_pick, t) == 16, "pick t in b.x");
+_Static_assert(offsetof(vxr_gpu_pick, shape) == 20, "pick shape in b.y");
+_Static_assert(offsetof(vxr_gpu_pick, flags) == 28, "pick flags in b.w");
 _Static_assert(sizeof(vxr_blob_header) == 80, "vxr_blob_header size");
 _Static_assert(offsetof(vxr_blob_header, models_offset) == 48, "header offsets");
 _Static_assert(offsetof(vxr_blob_header, brick_attr_offset) == 64, "header offsets");

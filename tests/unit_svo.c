@@ -335,19 +335,7 @@ static int builds_equal_on_file(const char *path) {
 }
 
 static void test_real_files_bulk_equals_incremental(void) {
-    static const char *files[] = {"bevy_vox_scene__study.vox",
-                                  "floooh__scene.vox",
-                                  "mmmm__chr_robot.vox",
-                                  "mmmm__obj_candle.vox",
-                                  "mmmm__obj_house4.vox",
-                                  "mmmm__scene_store8.vox",
-                                  "ogt__test_multiple_model_scene.vox",
-                                  "vengi__8ontop.vox",
-                                  "vengi__animation.0.99.7.1.vox",
-                                  "vengi__rgb_small.vox",
-                                  "vengi__test-transform.vox",
-                                  "voxelio__debug.vox",
-                                  "voxelio__debug.vl32"};
+    static const char *const files[] = {VXR_TEST_REAL_FILES};
     char path[512];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", VXR_TEST_DATA, files[i]);

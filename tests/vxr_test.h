@@ -69,6 +69,15 @@ static inline int vxr_test_run(const vxr_test_case *tests, int count, int argc, 
     return passed == 0 && skipped > 0 ? 77 : 0;
 }
 
+/* The real files of tests/data (tests/data/README.md), for loops over
+ * all of them: static const char *const files[] = {VXR_TEST_REAL_FILES}; */
+#define VXR_TEST_REAL_FILES                                                                        \
+    "bevy_vox_scene__study.vox", "floooh__scene.vox", "mmmm__chr_robot.vox",                       \
+        "mmmm__obj_candle.vox", "mmmm__obj_house4.vox", "mmmm__scene_store8.vox",                  \
+        "ogt__test_multiple_model_scene.vox", "vengi__8ontop.vox",                                 \
+        "vengi__animation.0.99.7.1.vox", "vengi__rgb_small.vox", "vengi__test-transform.vox",      \
+        "voxelio__debug.vox", "voxelio__debug.vl32"
+
 #define TEST(name)                                                                                 \
     { #name, name }
 #define RUN_TESTS(list) vxr_test_run(list, (int)(sizeof(list) / sizeof(list[0])), argc, argv)

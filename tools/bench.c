@@ -102,9 +102,11 @@ static int bench_build(int argc, char **argv) {
 }
 
 int cmd_bench(int argc, char **argv) {
-    if (argc < 1) return cli_usage("bench: expected what to measure (build, pick, spheres)");
+    if (argc < 1)
+        return cli_usage("bench: expected what to measure (build, pick, render, spheres)");
     if (!strcmp(argv[0], "build")) return bench_build(argc - 1, argv + 1);
     if (!strcmp(argv[0], "pick")) return bench_pick(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "render")) return bench_render(argc - 1, argv + 1);
     if (!strcmp(argv[0], "spheres")) return bench_spheres(argc - 1, argv + 1);
-    return cli_usage("bench: unknown benchmark '%s' (build, pick, spheres)", argv[0]);
+    return cli_usage("bench: unknown benchmark '%s' (build, pick, render, spheres)", argv[0]);
 }

@@ -8,7 +8,9 @@
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 
-/* Prints "vxr: WHAT: reason" on stderr and returns the exit status for r. */
+/* Prints "vxr: WHAT: reason" on stderr and returns the exit status for r
+ * (EXIT_NO_DEVICE for VXR_ERROR_DEVICE, EXIT_USAGE for VXR_ERROR_ARGUMENT,
+ * else EXIT_INPUT). */
 int cli_fail(const char *what, vxr_result r, const vxr_error *err);
 /* Prints "vxr: message" and the usage hint on stderr; returns EXIT_USAGE. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -33,6 +35,9 @@ int cmd_spheres(int argc, char **argv);
 int bench_spheres(int argc, char **argv);
 int cmd_pick(int argc, char **argv);
 int bench_pick(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int bench_render(int argc, char **argv);
+int cmd_pickcheck(int argc, char **argv);
 
 struct vxr_pick;
 /* Prints one pick record as a JSON line (DESIGN.md §5). */

@@ -16,6 +16,14 @@ static const char usage_text[] =
     "                               nearest cube, face, point, corner, edge per ray\n"
     "  bench build SCENE [--json]   octree build speed and size, bulk vs incremental\n"
     "  bench pick SCENE [--json]    pick speed, BVH vs the seed's loop over instances\n"
+    "  render SCENE --eye X,Y,Z --target X,Y,Z [--fov DEG] [--size WxH] [--grid N]\n"
+    "         --out IMG.png [--hits FILE] [--no-cull] [--validate]\n"
+    "                               render on the GPU (default size 1024x768); --hits:\n"
+    "                               the GPU's pick record per pixel, as `pick` prints them\n"
+    "  pickcheck SCENE [camera options | --view K] [--size WxH] [--grid N] [--tolerance EPS]\n"
+    "         [--out MASK.png] [--validate]  GPU pick records against CPU picks, per pixel\n"
+    "  bench render SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--json]\n"
+    "                               GPU frame time from timestamps, Mrays/s\n"
     "  bench spheres --n N [--json] sphere tree query/insert/remove/move vs brute force\n"
     "  spheres query SPHERES POINTS [--json] [--brute]\n"
     "                               per point, the sorted ids of the spheres holding it\n"
@@ -24,6 +32,7 @@ static const char usage_text[] =
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
     fprintf(stderr, "vxr: %s: %s\n", what,
             err && err->message[0] ? err->message : vxr_result_string(r));
+    if (r == VXR_ERROR_DEVICE) return EXIT_NO_DEVICE;
     return r == VXR_ERROR_ARGUMENT ? EXIT_USAGE : EXIT_INPUT;
 }
 
@@ -219,6 +228,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "pick")) return cmd_pick(argc - 2, argv + 2);
+    if (!strcmp(cmd, "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(cmd, "pickcheck")) return cmd_pickcheck(argc - 2, argv + 2);
     if (!strcmp(cmd, "spheres")) return cmd_spheres(argc - 2, argv + 2);
     return cli_usage("unknown command '%s'", cmd);
 }

@@ -26,6 +26,8 @@ typedef enum vxr_result {
     VXR_ERROR_LIMIT = 3,    /* valid input beyond a documented limit */
     VXR_ERROR_MEMORY = 4,   /* an allocation failed */
     VXR_ERROR_ARGUMENT = 5, /* the caller passed an invalid argument */
+    VXR_ERROR_DEVICE = 6,   /* no usable Vulkan loader or device (renderer) */
+    VXR_ERROR_VULKAN = 7,   /* a Vulkan call failed on a usable device (renderer) */
 } vxr_result;
 
 /* One-line reason for a failure; message is always NUL-terminated. */

@@ -76,6 +76,34 @@ vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t c
 vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                              vxr_pick *dest);
 
+/* Expands one compact pick record (vxr_gpu_pick, shaders/vxr_layout.h: what
+ * the GPU writes per pixel, and what the CPU picker builds internally) into
+ * a full pick for the ray it was traced with: world AABB, entry point,
+ * normal, corner point and edge midpoint from the instance's transform, the
+ * same code path the CPU picker takes. A record without VXR_PICK_HIT gives
+ * a zero pick. Returns VXR_ERROR_ARGUMENT (dest zeroed) for a record that
+ * names no instance of the scene or ids that do not fit together. */
+vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
+                           vxr_pick *dest);
+
+/* The picker's instance hierarchy, in the GPU layout (vxr_gpu_bvh_node):
+ * borrowed arrays owned by the picker. node_count is 0 when no instance is
+ * visible. Boxes are the visible instances' world AABBs, widened slightly so
+ * that no grazing hit is cut. */
+typedef struct vxr_bvh {
+    const vxr_gpu_bvh_node *nodes;
+    uint32_t node_count;
+    const uint32_t *items; /* visible instance indices */
+    uint32_t item_count;
+} vxr_bvh;
+
+void vxr_picker_bvh(const vxr_picker *picker, vxr_bvh *dest);
+
+/* How far (world units) the hierarchy's boxes must be widened for grid N:
+ * a grid cube reaches past the voxels it holds. 0 for N = 1 and for an
+ * invalid N. The GPU widens its boxes by this same float. */
+float vxr_picker_grid_pad(const vxr_picker *picker, uint32_t grid);
+
 /* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
  * two corners of each edge. */
 extern const uint8_t vxr_face_corners[6][4];

@@ -1,0 +1,168 @@
+/* vxr renderer: Vulkan compute ray traversal of vxr scenes (DESIGN.md §4, §6).
+ *
+ * Three objects:
+ *  - vxr_context: a Vulkan instance and device, either created here (tools,
+ *    tests) or adopted from a host application, with the renderer's own
+ *    dispatch table (every Vulkan function is loaded through
+ *    vkGetInstanceProcAddr / vkGetDeviceProcAddr; nothing links libvulkan).
+ *  - vxr_renderer: one scene on the GPU (models, instances, palette, octree
+ *    nodes, brick attribute bases, attributes, the picker's instance
+ *    hierarchy) and the compute pipeline specialised for it.
+ *  - vxr_target: an offscreen RGBA8 storage image, optionally the per-pixel
+ *    pick records (vxr_gpu_pick) and a host-readable copy of the colours.
+ *
+ * Record, don't submit: functions that take a VkCommandBuffer record into it
+ * (which must be in the recording state, on a queue of the context's queue
+ * family); the caller submits and waits. The renderer never submits, waits
+ * idle or destroys objects it did not create.
+ *
+ * Errors: functions return a vxr_result and write a one-line reason to err
+ * (may be NULL); outputs are NULL on failure. VXR_ERROR_DEVICE: no Vulkan
+ * loader, no device, or no device matching the selector; VXR_ERROR_VULKAN: a
+ * Vulkan call failed (the reason names the call and its VkResult);
+ * VXR_ERROR_LIMIT: the scene does not fit the device's binding limits.
+ *
+ * volk users: include volk.h before this header (it includes
+ * <vulkan/vulkan.h>), and pass volk's vkGetInstanceProcAddr.
+ */
+#ifndef VXR_RENDERER_H
+#define VXR_RENDERER_H
+
+#include <stdbool.h>
+#include <vulkan/vulkan.h>
+#include "vxr/camera.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Receives validation messages and failure reasons, one line each. */
+typedef void (*vxr_log_fn)(void *user, const char *message);
+
+/* A zero-initialised desc is valid: own instance and device, the loader
+ * found with dlopen("libvulkan.so.1"), the device chosen by VXR_DEVICE or
+ * by type, no validation.
+ *
+ * Own context (instance == VK_NULL_HANDLE):
+ *   get_instance_proc_addr  NULL: dlopen libvulkan.so.1 (a missing loader is
+ *                           VXR_ERROR_DEVICE, not a link error)
+ *   validation              false: enable VK_LAYER_KHRONOS_validation and a
+ *                           debug-utils messenger that counts warnings and
+ *                           errors and passes them to log (stderr when log
+ *                           is NULL: the caller asked for them)
+ *   device_selector         NULL: the VXR_DEVICE environment variable; an
+ *                           index into vkEnumeratePhysicalDevices' list, or
+ *                           a substring of the device name; unset: the first
+ *                           discrete GPU, else integrated, virtual, CPU.
+ *                           The device needs Vulkan 1.2 and a compute queue.
+ * Host context (instance, physical_device and device all set): the host's
+ *   objects are used and never destroyed; get_instance_proc_addr is
+ *   required; queue_family is a family with compute of the host's device,
+ *   which must have been created for Vulkan 1.2 or later.
+ * Both:
+ *   max_binding_bytes       0: the device's maxStorageBufferRange; lower it
+ *                           to split scenes over more bindings (tests).
+ *                           Scene data is bound as uniform texel buffers,
+ *                           so a binding also holds at most
+ *                           maxTexelBufferElements texels.
+ *   force_staging           false: upload through staging buffers and
+ *                           copies even when device-local memory is mappable
+ *   log, log_user           NULL: silent (except validation, see above) */
+typedef struct vxr_context_desc {
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;
+    bool validation;
+    const char *device_selector;
+    uint64_t max_binding_bytes;
+    bool force_staging;
+    vxr_log_fn log;
+    void *log_user;
+} vxr_context_desc;
+
+typedef struct vxr_context vxr_context;
+
+/* What a context runs on. For an own context the caller creates its
+ * command pool on queue_family and gets the queue with vkGetDeviceQueue
+ * (family queue_family, index 0). */
+typedef struct vxr_context_info {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;
+    bool adopted;          /* the host's objects */
+    char device_name[256]; /* VkPhysicalDeviceProperties.deviceName */
+    VkPhysicalDeviceType device_type;
+    float timestamp_period;     /* nanoseconds per timestamp tick */
+    uint32_t timestamp_bits;    /* valid bits on queue_family; 0: no timestamps */
+    uint64_t max_binding_bytes; /* the binding size scenes are split by */
+} vxr_context_info;
+
+vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, vxr_error *err);
+/* Destroys what the context created (device, messenger, instance for an own
+ * context; only the renderer's objects for a host context). Everything
+ * created from it must be destroyed first. NULL is a no-op. */
+void vxr_context_destroy(vxr_context *ctx);
+void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
+/* Validation warnings and errors seen so far (own context with validation). */
+uint32_t vxr_context_validation_messages(const vxr_context *ctx);
+
+typedef struct vxr_renderer vxr_renderer;
+
+/* Uploads a built scene: its GPU blob's sections and the instance hierarchy
+ * of vxr_picker_bvh over the visible instances (flags HIDDEN and CULLED as
+ * set now are honoured). The scene is not referenced afterwards. Nodes and
+ * brick attribute bases larger than the binding size are split over up to
+ * 4 bindings each, attributes over up to 8; beyond that, or for instance
+ * tables beyond one binding, VXR_ERROR_LIMIT.
+ * cmd may be VK_NULL_HANDLE when the memory is mappable and staging is not
+ * forced; otherwise the copies are recorded into cmd (with a barrier before
+ * compute reads), and the staging memory is kept until
+ * vxr_renderer_upload_done or destroy. */
+vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkCommandBuffer cmd,
+                               vxr_renderer **dest, vxr_error *err);
+/* Frees staging memory; call once the upload's command buffer completed. */
+void vxr_renderer_upload_done(vxr_renderer *r);
+/* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
+void vxr_renderer_destroy(vxr_renderer *r);
+
+/* Target: width x height pixels (both 1..16384).
+ *   picks     false: also write a vxr_gpu_pick per pixel (row 0 at the top)
+ *   readback  false: also copy the colours into host-visible memory */
+typedef struct vxr_target_desc {
+    uint32_t width, height;
+    bool picks;
+    bool readback;
+} vxr_target_desc;
+
+typedef struct vxr_target vxr_target;
+
+vxr_result vxr_target_create(vxr_context *ctx, const vxr_target_desc *desc, vxr_target **dest,
+                             vxr_error *err);
+/* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
+void vxr_target_destroy(vxr_target *t);
+/* The colour image: VK_FORMAT_R8G8B8A8_UNORM, usage STORAGE | TRANSFER_SRC,
+ * in VK_IMAGE_LAYOUT_GENERAL after a render (shader writes made available
+ * to transfer reads). */
+VkImage vxr_target_image(const vxr_target *t);
+/* After the command buffer of the last render completed: width * height
+ * RGBA8 pixels (red in the low byte), rows from the top; NULL without
+ * readback. */
+const uint32_t *vxr_target_colors(const vxr_target *t);
+/* Likewise the pick records; NULL without picks. */
+const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
+
+/* Records one frame: a ray per pixel from cam (after vxr_camera_setup, its
+ * width and height equal to the target's), grid N as in vxr_pick_ray (0 or
+ * 1: voxels). Returns VXR_ERROR_ARGUMENT for a mismatched camera or a bad
+ * grid. The recorded work reads the renderer's buffers and writes the
+ * target; both must stay alive until it completes. */
+vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
+                               VkCommandBuffer cmd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,176 @@
+/* Private pieces of the renderer: the dispatch table, the context, buffers. */
+#ifndef VXR_RENDERER_INTERNAL_H
+#define VXR_RENDERER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include "vxr/renderer.h"
+
+/* Every Vulkan function the renderer calls, by the level it is loaded at. */
+#define VXR_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties)
+
+#define VXR_VK_INSTANCE(X)                                                                         \
+    X(vkDestroyInstance)                                                                           \
+    X(vkEnumeratePhysicalDevices)                                                                  \
+    X(vkGetPhysicalDeviceProperties)                                                               \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                         \
+    X(vkCreateDevice)                                                                              \
+    X(vkGetDeviceProcAddr)
+
+#define VXR_VK_DEBUG(X) X(vkCreateDebugUtilsMessengerEXT) X(vkDestroyDebugUtilsMessengerEXT)
+
+#define VXR_VK_DEVICE(X)                                                                           \
+    X(vkDestroyDevice)                                                                             \
+    X(vkCreateBuffer)                                                                              \
+    X(vkDestroyBuffer)                                                                             \
+    X(vkGetBufferMemoryRequirements)                                                               \
+    X(vkAllocateMemory)                                                                            \
+    X(vkFreeMemory)                                                                                \
+    X(vkBindBufferMemory)                                                                          \
+    X(vkCreateBufferView)                                                                          \
+    X(vkDestroyBufferView)                                                                         \
+    X(vkMapMemory)                                                                                 \
+    X(vkCreateImage)                                                                               \
+    X(vkDestroyImage)                                                                              \
+    X(vkGetImageMemoryRequirements)                                                                \
+    X(vkBindImageMemory)                                                                           \
+    X(vkCreateImageView)                                                                           \
+    X(vkDestroyImageView)                                                                          \
+    X(vkCreateShaderModule)                                                                        \
+    X(vkDestroyShaderModule)                                                                       \
+    X(vkCreateDescriptorSetLayout)                                                                 \
+    X(vkDestroyDescriptorSetLayout)                                                                \
+    X(vkCreatePipelineLayout)                                                                      \
+    X(vkDestroyPipelineLayout)                                                                     \
+    X(vkCreateComputePipelines)                                                                    \
+    X(vkDestroyPipeline)                                                                           \
+    X(vkCreateDescriptorPool)                                                                      \
+    X(vkDestroyDescriptorPool)                                                                     \
+    X(vkAllocateDescriptorSets)                                                                    \
+    X(vkUpdateDescriptorSets)                                                                      \
+    X(vkCmdBindPipeline)                                                                           \
+    X(vkCmdBindDescriptorSets)                                                                     \
+    X(vkCmdPushConstants)                                                                          \
+    X(vkCmdDispatch)                                                                               \
+    X(vkCmdPipelineBarrier)                                                                        \
+    X(vkCmdCopyBuffer)                                                                             \
+    X(vkCmdCopyImageToBuffer)
+
+#define VXR_VK_FIELD(name) PFN_##name name;
+typedef struct vxr_vk {
+    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+    VXR_VK_GLOBAL(VXR_VK_FIELD)
+    VXR_VK_INSTANCE(VXR_VK_FIELD)
+    VXR_VK_DEBUG(VXR_VK_FIELD)
+    VXR_VK_DEVICE(VXR_VK_FIELD)
+} vxr_vk;
+#undef VXR_VK_FIELD
+
+#define VXR_SET_BINDINGS 21 /* set 0: the scene's uniform texel buffers */
+#define VXR_PUSH_BYTES   96
+
+struct vxr_context {
+    vxr_vk vk;
+    void *loader; /* dlopen handle when the context loaded libvulkan itself */
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;
+    bool adopted;
+    bool force_staging;
+    VkDebugUtilsMessengerEXT messenger;
+    uint32_t messages;
+    vxr_log_fn log;
+    void *log_user;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties memory;
+    uint32_t timestamp_bits;
+    uint64_t max_binding;
+    VkShaderModule module;
+    VkDescriptorSetLayout set_layout[2]; /* 0: scene, 1: target */
+    VkPipelineLayout pipeline_layout;
+};
+
+/* A buffer with its own memory, mapped when host-visible. */
+typedef struct vxr_buf {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *map;
+    VkDeviceSize size;
+    VkMemoryPropertyFlags flags;
+} vxr_buf;
+
+/* Set 0's bindings (shaders/trace.comp): tables, then the chunks of nodes
+ * (4), brick attribute bases (4) and attribute words (8). */
+enum {
+    BIND_MODELS = 0,
+    BIND_INSTANCES = 1,
+    BIND_PALETTE = 2,
+    BIND_BVH = 3,
+    BIND_ITEMS = 4,
+    BIND_NODES = 5,
+    BIND_BATTR = 9,
+    BIND_ATTRS = 13,
+};
+
+struct vxr_renderer {
+    vxr_context *ctx;
+    vxr_buf buf[VXR_SET_BINDINGS];     /* zero where a chunk is unused */
+    vxr_buf staging[VXR_SET_BINDINGS]; /* until vxr_renderer_upload_done */
+    VkBufferView view[VXR_SET_BINDINGS];
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+    VkPipeline pipeline[21][2]; /* per grid level, with and without picks: made on first use */
+    uint32_t spec[11];          /* specialisation constants of shaders/trace.comp */
+    uint32_t bvh_nodes;
+    float grid_pad[21]; /* vxr_picker_grid_pad per grid level */
+};
+
+struct vxr_target {
+    vxr_context *ctx;
+    uint32_t width, height;
+    VkImage image;
+    VkDeviceMemory image_memory;
+    VkImageView view;
+    vxr_buf picks;    /* a 32-byte stand-in without picks */
+    vxr_buf readback; /* zero without readback */
+    bool has_picks;
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+};
+
+/* Formats a reason into err and sends it to the log; returns r. */
+vxr_result vxr_ctx_fail(vxr_context *c, vxr_error *err, vxr_result r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* VK_SUCCESS: VXR_OK; else the reason "CALL failed: VK_ERROR_..." and
+ * VXR_ERROR_MEMORY for out-of-memory results, VXR_ERROR_VULKAN otherwise. */
+vxr_result vxr_vk_check(vxr_context *c, vxr_error *err, VkResult r, const char *call);
+const char *vxr_vk_result_name(VkResult r);
+
+/* Runs a Vulkan call; on failure sets `res` and jumps to `fail`. */
+#define VXR_VK_TRY(c, err, call)                                                                   \
+    do {                                                                                           \
+        res = vxr_vk_check((c), (err), (call), #call);                                             \
+        if (res != VXR_OK) goto fail;                                                              \
+    } while (0)
+
+/* Creates a buffer of size bytes (at least 16) in memory with all `need`
+ * flags, preferring all `want` flags; maps it when host-visible. */
+vxr_result vxr_buf_create(vxr_context *c, VkDeviceSize size, VkBufferUsageFlags usage,
+                          VkMemoryPropertyFlags want, VkMemoryPropertyFlags need, vxr_buf *dest,
+                          vxr_error *err);
+void vxr_buf_destroy(vxr_context *c, vxr_buf *b);
+/* Finds a memory type among type_bits with all flags; -1 when none. */
+int vxr_memory_type(const vxr_context *c, uint32_t type_bits, VkMemoryPropertyFlags flags);
+
+/* The pipeline for a grid level with or without pick records, created on
+ * first use. */
+vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, bool picks,
+                                 VkPipeline *dest);
+
+/* The embedded SPIR-V of shaders/trace.comp. */
+extern const uint32_t vxr_trace_spv[];
+extern const size_t vxr_trace_spv_size; /* bytes */
+
+#endif

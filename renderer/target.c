@@ -1,0 +1,130 @@
+/* Offscreen targets: the colour image, the pick records, the readback copy. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static vxr_result create_image(vxr_target *t, vxr_error *err) {
+    vxr_context *c = t->ctx;
+    vxr_result res = VXR_OK;
+    VkImageCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                            .imageType = VK_IMAGE_TYPE_2D,
+                            .format = VK_FORMAT_R8G8B8A8_UNORM,
+                            .extent = {t->width, t->height, 1},
+                            .mipLevels = 1,
+                            .arrayLayers = 1,
+                            .samples = VK_SAMPLE_COUNT_1_BIT,
+                            .tiling = VK_IMAGE_TILING_OPTIMAL,
+                            .usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+                            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    VXR_VK_TRY(c, err, c->vk.vkCreateImage(c->device, &ii, NULL, &t->image));
+    VkMemoryRequirements req;
+    c->vk.vkGetImageMemoryRequirements(c->device, t->image, &req);
+    int type = vxr_memory_type(c, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0) type = vxr_memory_type(c, req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                               .allocationSize = req.size,
+                               .memoryTypeIndex = (uint32_t)type};
+    VXR_VK_TRY(c, err, c->vk.vkAllocateMemory(c->device, &ai, NULL, &t->image_memory));
+    VXR_VK_TRY(c, err, c->vk.vkBindImageMemory(c->device, t->image, t->image_memory, 0));
+    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                .image = t->image,
+                                .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    VXR_VK_TRY(c, err, c->vk.vkCreateImageView(c->device, &vi, NULL, &t->view));
+fail:
+    return res;
+}
+
+static vxr_result create_set(vxr_target *t, vxr_error *err) {
+    vxr_context *c = t->ctx;
+    vxr_result res = VXR_OK;
+    VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}};
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = 1,
+                                     .poolSizeCount = 2,
+                                     .pPoolSizes = ps};
+    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, NULL, &t->pool));
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = t->pool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &c->set_layout[1]};
+    VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, &t->set));
+    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
+    VkDescriptorBufferInfo bi = {t->picks.buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = t->set,
+                                  .dstBinding = 0,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                  .pImageInfo = &ii},
+                                 {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = t->set,
+                                  .dstBinding = 1,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi}};
+    c->vk.vkUpdateDescriptorSets(c->device, 2, w, 0, NULL);
+fail:
+    return res;
+}
+
+vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_target **dest,
+                             vxr_error *err) {
+    *dest = NULL;
+    if (!d || d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..16384 per side");
+    uint64_t pixels = (uint64_t)d->width * d->height;
+    if (d->picks && pixels * sizeof(vxr_gpu_pick) > c->props.limits.maxStorageBufferRange)
+        return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
+                            "%ux%u pick records exceed one storage binding", d->width, d->height);
+    vxr_target *t = calloc(1, sizeof *t);
+    if (!t) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+    t->ctx = c;
+    t->width = d->width;
+    t->height = d->height;
+    t->has_picks = d->picks;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    vxr_result res = create_image(t, err);
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, d->picks ? pixels * sizeof(vxr_gpu_pick) : 32,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                             host, &t->picks, err);
+    if (res == VXR_OK && d->readback)
+        res = vxr_buf_create(c, pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, &t->readback, err);
+    if (res == VXR_OK) res = create_set(t, err);
+    if (res != VXR_OK) {
+        vxr_target_destroy(t);
+        return res;
+    }
+    *dest = t;
+    return VXR_OK;
+}
+
+void vxr_target_destroy(vxr_target *t) {
+    if (!t) return;
+    vxr_context *c = t->ctx;
+    if (t->pool) c->vk.vkDestroyDescriptorPool(c->device, t->pool, NULL);
+    if (t->view) c->vk.vkDestroyImageView(c->device, t->view, NULL);
+    if (t->image) c->vk.vkDestroyImage(c->device, t->image, NULL);
+    if (t->image_memory) c->vk.vkFreeMemory(c->device, t->image_memory, NULL);
+    vxr_buf_destroy(c, &t->picks);
+    vxr_buf_destroy(c, &t->readback);
+    free(t);
+}
+
+VkImage vxr_target_image(const vxr_target *t) {
+    return t->image;
+}
+
+const uint32_t *vxr_target_colors(const vxr_target *t) {
+    return t->readback.map;
+}
+
+const vxr_gpu_pick *vxr_target_picks(const vxr_target *t) {
+    return t->has_picks ? t->picks.map : NULL;
+}

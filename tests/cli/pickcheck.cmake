@@ -1,0 +1,57 @@
+# vxr pickcheck on lavapipe (issue "pick validation"): the GPU's record for
+# every pixel must equal the CPU pick exactly, t included. Included from
+# tests/cli/CMakeLists.txt after vxr_cli_gpu_test.
+set(pc_ok "[0-9]+ passed, 0 failed\n$")
+function(vxr_pickcheck name)
+    vxr_cli_gpu_test(pickcheck_${name} ARGS "pickcheck|--validate|${ARGN}" STDOUT "${pc_ok}"
+                     STDERR_LINES 0)
+endfunction()
+
+# Every real file from three orbit cameras.
+file(GLOB pc_files ${VXR_TEST_DATA}/*.vox)
+foreach(f ${pc_files})
+    get_filename_component(base ${f} NAME_WE)
+    foreach(view 0 3 5)
+        vxr_pickcheck(${base}_view${view} "${f}|--view|${view}")
+    endforeach()
+endforeach()
+
+set(store ${VXR_TEST_DATA}/mmmm__scene_store8.vox)
+# Axis-aligned views: zero direction components (down Z the up vector is +Y).
+vxr_pickcheck(axis_z "${store}|--eye|0.5,0.5,90|--target|0.5,0.5,0")
+vxr_pickcheck(axis_x "${store}|--eye|-120,0,0|--target|0,0,0")
+vxr_pickcheck(axis_y "${store}|--eye|3,140,-5|--target|3,0,-5")
+# Eyes exactly on cell boundaries (integer corners), and on one face plane.
+vxr_pickcheck(eye_on_corner "${store}|--eye|40,-40,30|--target|0,0,0")
+vxr_pickcheck(eye_on_face "${store}|--eye|40.5,-40.5,20|--target|0,0,20")
+# Inside the model: in the empty space of the octree, and inside a solid
+# voxel (every ray t = 0, face -1; world cell (0,0,14) is solid).
+vxr_pickcheck(eye_in_empty_space "${store}|--eye|2,3,-10|--target|30,10,-20")
+vxr_pickcheck(eye_in_solid "${store}|--eye|0.5,0.5,14.5|--target|10,7,3")
+# Grazing: with an odd height the middle row's rays lie exactly in the
+# plane z = 15, the top face of the cells below.
+vxr_pickcheck(grazing_face "${store}|--eye|-80,0.5,15|--target|80,0.5,15|--size|128x97")
+vxr_pickcheck(grazing_diagonal "${store}|--eye|-80,-80,15|--target|0,0,15|--size|97x97")
+# Many overlapping instances; rotated instances.
+set(ontop ${VXR_TEST_DATA}/vengi__8ontop.vox)
+set(xform ${VXR_TEST_DATA}/vengi__test-transform.vox)
+vxr_pickcheck(overlap_top "${ontop}|--eye|10,20,400|--target|10,0,40")
+vxr_pickcheck(overlap_side "${ontop}|--view|2|--size|160x120")
+vxr_pickcheck(rotated_side "${xform}|--view|1|--size|160x120")
+vxr_pickcheck(rotated_axis "${xform}|--eye|0,0,200|--target|0,0,0")
+# Grids 1, 2, 4 and 16.
+foreach(grid 1 2 4 16)
+    vxr_pickcheck(grid${grid}_store "${store}|--grid|${grid}")
+    vxr_pickcheck(grid${grid}_rotated "${xform}|--view|4|--grid|${grid}")
+endforeach()
+vxr_pickcheck(grid16_overlap "${ontop}|--view|6|--grid|16")
+
+# The command line's own contract.
+vxr_cli_gpu_test(pickcheck_bad_view ARGS "pickcheck|@demo|--view|9" RC 2)
+vxr_cli_gpu_test(pickcheck_bad_tolerance ARGS "pickcheck|@demo|--tolerance|-1" RC 2)
+vxr_cli_gpu_test(pickcheck_missing_file
+    ARGS "pickcheck|${cli_data}/no_such_file.vox" RC 1 STDERR "no_such_file\\.vox" STDERR_LINES 1)
+vxr_cli_gpu_test(pickcheck_no_device ARGS "pickcheck|@demo" RC 3
+    STDERR "^vxr: pickcheck: no usable Vulkan device: " STDERR_LINES 1)
+set_tests_properties(cli_pickcheck_no_device PROPERTIES ENVIRONMENT
+    "VK_DRIVER_FILES=${cli_work}/no_such_icd.json;VK_ICD_FILENAMES=${cli_work}/no_such_icd.json")
