@@ -293,8 +293,9 @@ static vxr_result create_layouts(vxr_context *c, vxr_error *err) {
                                           .pBindings = b};
     VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorSetLayout(c->device, &li, NULL, &c->set_layout[0]));
     b[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    b[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    li.bindingCount = 2;
+    b[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; /* pick records */
+    b[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; /* a batch's rays */
+    li.bindingCount = 3;
     VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorSetLayout(c->device, &li, NULL, &c->set_layout[1]));
     VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VXR_PUSH_BYTES};
     VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,

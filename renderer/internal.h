@@ -121,8 +121,8 @@ struct vxr_renderer {
     VkBufferView view[VXR_SET_BINDINGS];
     VkDescriptorPool pool;
     VkDescriptorSet set;
-    VkPipeline pipeline[21][2]; /* per grid level, with and without picks: made on first use */
-    uint32_t spec[11];          /* specialisation constants of shaders/trace.comp */
+    VkPipeline pipeline[21][3]; /* per grid level and vxr_mode: made on first use */
+    uint32_t spec[12];          /* specialisation constants of shaders/trace.comp */
     uint32_t bvh_nodes;
     float grid_pad[21]; /* vxr_picker_grid_pad per grid level */
 };
@@ -133,8 +133,10 @@ struct vxr_target {
     VkImage image;
     VkDeviceMemory image_memory;
     VkImageView view;
-    vxr_buf picks;    /* a 32-byte stand-in without picks */
-    vxr_buf readback; /* zero without readback */
+    vxr_buf picks;     /* a 32-byte stand-in without picks */
+    vxr_buf readback;  /* zero without readback */
+    vxr_buf rays;      /* a ray batch's input; zero for a frame target */
+    uint32_t capacity; /* rays in a batch */
     bool has_picks;
     VkDescriptorPool pool;
     VkDescriptorSet set;
@@ -164,9 +166,17 @@ void vxr_buf_destroy(vxr_context *c, vxr_buf *b);
 /* Finds a memory type among type_bits with all flags; -1 when none. */
 int vxr_memory_type(const vxr_context *c, uint32_t type_bits, VkMemoryPropertyFlags flags);
 
-/* The pipeline for a grid level with or without pick records, created on
- * first use. */
-vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, bool picks,
+/* A ray batch is a 1x1 target (set 1 needs an image) whose pick records
+ * and rays are sized for its capacity. */
+struct vxr_rays {
+    vxr_target *t;
+};
+
+/* What a dispatch traces: a frame, a frame with pick records, a ray batch. */
+typedef enum vxr_mode { VXR_MODE_FRAME, VXR_MODE_PICKS, VXR_MODE_RAYS } vxr_mode;
+
+/* The pipeline for a grid level and mode, created on first use. */
+vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
                                  VkPipeline *dest);
 
 /* The embedded SPIR-V of shaders/trace.comp. */

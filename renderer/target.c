@@ -1,4 +1,5 @@
-/* Offscreen targets: the colour image, the pick records, the readback copy. */
+/* Offscreen targets (the colour image, the pick records, the readback copy)
+ * and ray batches. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -41,7 +42,7 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
     vxr_context *c = t->ctx;
     vxr_result res = VXR_OK;
     VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
-                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}};
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}};
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = 1,
                                      .poolSizeCount = 2,
@@ -53,8 +54,11 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
                                       .pSetLayouts = &c->set_layout[1]};
     VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, &t->set));
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
-    VkDescriptorBufferInfo bi = {t->picks.buffer, 0, VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+    /* a frame's shader never reads rays: its picks stand in */
+    VkDescriptorBufferInfo bi[2] = {
+        {t->picks.buffer, 0, VK_WHOLE_SIZE},
+        {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[3] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = t->set,
                                   .dstBinding = 0,
                                   .descriptorCount = 1,
@@ -65,36 +69,45 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
                                   .dstBinding = 1,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi}};
-    c->vk.vkUpdateDescriptorSets(c->device, 2, w, 0, NULL);
+                                  .pBufferInfo = &bi[0]},
+                                 {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = t->set,
+                                  .dstBinding = 2,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi[1]}};
+    c->vk.vkUpdateDescriptorSets(c->device, 3, w, 0, NULL);
 fail:
     return res;
 }
 
-vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_target **dest,
-                             vxr_error *err) {
+/* A target of w x h pixels with `records` pick records (0: none) and, for
+ * a ray batch, room for `rays` rays. */
+static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t records,
+                              uint32_t rays, bool readback, vxr_target **dest, vxr_error *err) {
     *dest = NULL;
-    if (!d || d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384)
-        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..16384 per side");
-    uint64_t pixels = (uint64_t)d->width * d->height;
-    if (d->picks && pixels * sizeof(vxr_gpu_pick) > c->props.limits.maxStorageBufferRange)
-        return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
-                            "%ux%u pick records exceed one storage binding", d->width, d->height);
+    if (records * sizeof(vxr_gpu_pick) > c->props.limits.maxStorageBufferRange)
+        return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT, "%llu pick records exceed one storage binding",
+                            (unsigned long long)records);
     vxr_target *t = calloc(1, sizeof *t);
     if (!t) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     t->ctx = c;
-    t->width = d->width;
-    t->height = d->height;
-    t->has_picks = d->picks;
+    t->width = w;
+    t->height = h;
+    t->has_picks = records > 0;
+    t->capacity = rays;
     const VkMemoryPropertyFlags host =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     vxr_result res = create_image(t, err);
     if (res == VXR_OK)
-        res = vxr_buf_create(c, d->picks ? pixels * sizeof(vxr_gpu_pick) : 32,
+        res = vxr_buf_create(c, records ? records * sizeof(vxr_gpu_pick) : 32,
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
                              host, &t->picks, err);
-    if (res == VXR_OK && d->readback)
-        res = vxr_buf_create(c, pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    if (res == VXR_OK && rays)
+        res = vxr_buf_create(c, (VkDeviceSize)rays * sizeof(vxr_ray),
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0, host, &t->rays, err);
+    if (res == VXR_OK && readback)
+        res = vxr_buf_create(c, (VkDeviceSize)w * h * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, &t->readback, err);
     if (res == VXR_OK) res = create_set(t, err);
     if (res != VXR_OK) {
@@ -103,6 +116,44 @@ vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_targe
     }
     *dest = t;
     return VXR_OK;
+}
+
+vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_target **dest,
+                             vxr_error *err) {
+    *dest = NULL;
+    if (!d || d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..16384 per side");
+    uint64_t pixels = (uint64_t)d->width * d->height;
+    return make_target(c, d->width, d->height, d->picks ? pixels : 0, 0, d->readback, dest, err);
+}
+
+vxr_result vxr_rays_create(vxr_context *c, uint32_t capacity, vxr_rays **dest, vxr_error *err) {
+    *dest = NULL;
+    if (capacity < 1 || capacity > (1u << 22))
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "a ray batch holds 1..4194304 rays");
+    vxr_rays *q = calloc(1, sizeof *q);
+    if (!q) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+    vxr_result res = make_target(c, 1, 1, capacity, capacity, false, &q->t, err);
+    if (res != VXR_OK) {
+        free(q);
+        return res;
+    }
+    *dest = q;
+    return VXR_OK;
+}
+
+void vxr_rays_destroy(vxr_rays *q) {
+    if (!q) return;
+    vxr_target_destroy(q->t);
+    free(q);
+}
+
+vxr_ray *vxr_rays_input(vxr_rays *q) {
+    return q->t->rays.map;
+}
+
+const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q) {
+    return q->t->picks.map;
 }
 
 void vxr_target_destroy(vxr_target *t) {
@@ -114,6 +165,7 @@ void vxr_target_destroy(vxr_target *t) {
     if (t->image_memory) c->vk.vkFreeMemory(c->device, t->image_memory, NULL);
     vxr_buf_destroy(c, &t->picks);
     vxr_buf_destroy(c, &t->readback);
+    vxr_buf_destroy(c, &t->rays);
     free(t);
 }
 

@@ -68,18 +68,19 @@ static vxr_result upload_split(vxr_renderer *r, uint32_t first, const uint8_t *d
     return VXR_OK;
 }
 
-vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, bool picks,
+vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
                                  VkPipeline *dest) {
     vxr_context *c = r->ctx;
-    VkPipeline *p = &r->pipeline[grid_level][picks];
+    VkPipeline *p = &r->pipeline[grid_level][mode];
     if (!*p) {
-        uint32_t spec[11];
+        uint32_t spec[12];
         memcpy(spec, r->spec, sizeof spec);
         spec[9] = grid_level;
-        spec[10] = picks;
-        VkSpecializationMapEntry map[11];
-        for (uint32_t i = 0; i < 11; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
-        VkSpecializationInfo si = {11, map, sizeof spec, spec};
+        spec[10] = mode != VXR_MODE_FRAME;
+        spec[11] = mode == VXR_MODE_RAYS;
+        VkSpecializationMapEntry map[12];
+        for (uint32_t i = 0; i < 12; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+        VkSpecializationInfo si = {12, map, sizeof spec, spec};
         VkComputePipelineCreateInfo pi = {
             .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
             .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -233,7 +234,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
                                    NULL);
     }
-    const uint32_t spec[11] = {LOCAL_X,
+    const uint32_t spec[12] = {LOCAL_X,
                                LOCAL_Y,
                                chunk_count(h.node_count, node_shift),
                                node_shift,
@@ -243,12 +244,13 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
                                attr_shift,
                                s->attr_size,
                                0,
+                               0,
                                0};
     memcpy(r->spec, spec, sizeof spec);
     /* the voxel pipeline now, so that a shader the device rejects shows here */
     VkPipeline pipeline;
     if ((res = create_set(r, err)) != VXR_OK ||
-        (res = vxr_renderer_pipeline(r, 0, false, &pipeline)) != VXR_OK) {
+        (res = vxr_renderer_pipeline(r, 0, VXR_MODE_FRAME, &pipeline)) != VXR_OK) {
         if (res != VXR_OK && err && !err->message[0])
             vxr_ctx_fail(c, err, res, "vkCreateComputePipelines failed");
         goto fail;
@@ -272,9 +274,9 @@ void vxr_renderer_destroy(vxr_renderer *r) {
     if (!r) return;
     vxr_context *c = r->ctx;
     for (int level = 0; level < 21; level++)
-        for (int picks = 0; picks < 2; picks++)
-            if (r->pipeline[level][picks])
-                c->vk.vkDestroyPipeline(c->device, r->pipeline[level][picks], NULL);
+        for (int mode = 0; mode < 3; mode++)
+            if (r->pipeline[level][mode])
+                c->vk.vkDestroyPipeline(c->device, r->pipeline[level][mode], NULL);
     if (r->pool) c->vk.vkDestroyDescriptorPool(c->device, r->pool, NULL);
     for (uint32_t b = 0; b < VXR_SET_BINDINGS; b++) {
         if (r->view[b]) c->vk.vkDestroyBufferView(c->device, r->view[b], NULL);

@@ -38,6 +38,8 @@ layout(constant_id = 8) const uint ATTR_SIZE = 1u;
  * a frame never needs is best not compiled in at all. */
 layout(constant_id = 9) const uint GRID_LEVEL = 0u;
 layout(constant_id = 10) const bool PICKS = false;
+/* Rays from the batch buffer instead of the camera, records only. */
+layout(constant_id = 11) const bool RAYS = false;
 
 layout(push_constant, std430) uniform Push {
     vec4 eye_tan;    /* eye, tan(fov / 2) */
@@ -45,7 +47,7 @@ layout(push_constant, std430) uniform Push {
     vec4 right_pad;  /* right, grid pad of the instance boxes */
     vec4 up;         /* up, unused */
     uvec4 size;      /* width, height, (grid level, flags: for the record) */
-    uvec4 counts;    /* bvh nodes, unused */
+    uvec4 counts;    /* bvh nodes, rays in a batch, unused */
 }
 pc;
 
@@ -75,6 +77,9 @@ layout(set = 0, binding = 20) uniform usamplerBuffer attrs7;
 layout(set = 1, binding = 0, rgba8) writeonly uniform image2D color_image;
 layout(set = 1, binding = 1, std430) writeonly buffer Picks {
     vxr_gpu_pick picks[];
+};
+layout(set = 1, binding = 2, std430) readonly buffer Rays {
+    float rays[]; /* vxr_ray: origin xyz, direction xyz */
 };
 
 #define INF        uintBitsToFloat(0x7f800000u)
@@ -573,17 +578,24 @@ vec3 unpack_rgb(uint c) {
 
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
+    uint index = px.y * pc.size.x + px.x;
     if (px.x >= pc.size.x || px.y >= pc.size.y) return;
-    /* core/camera.c's vxr_camera_ray, operation for operation */
-    precise float x =
-        (2.0 * (float(px.x) + 0.5) / float(pc.size.x) - 1.0) * pc.eye_tan.w * pc.fwd_aspect.w;
-    precise float y = (1.0 - 2.0 * (float(px.y) + 0.5) / float(pc.size.y)) * pc.eye_tan.w;
-    precise vec3 d;
-    for (int k = 0; k < 3; k++) d[k] = pc.fwd_aspect[k] + x * pc.right_pad[k] + y * pc.up[k];
-    precise float len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
-    for (int k = 0; k < 3; k++) d[k] = d[k] / len;
-    ro = pc.eye_tan.xyz;
-    rd = d;
+    if (RAYS) {
+        if (index >= pc.counts.y) return;
+        ro = vec3(rays[6u * index], rays[6u * index + 1u], rays[6u * index + 2u]);
+        rd = vec3(rays[6u * index + 3u], rays[6u * index + 4u], rays[6u * index + 5u]);
+    } else {
+        /* core/camera.c's vxr_camera_ray, operation for operation */
+        precise float x =
+            (2.0 * (float(px.x) + 0.5) / float(pc.size.x) - 1.0) * pc.eye_tan.w * pc.fwd_aspect.w;
+        precise float y = (1.0 - 2.0 * (float(px.y) + 0.5) / float(pc.size.y)) * pc.eye_tan.w;
+        precise vec3 d;
+        for (int k = 0; k < 3; k++) d[k] = pc.fwd_aspect[k] + x * pc.right_pad[k] + y * pc.up[k];
+        precise float len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+        for (int k = 0; k < 3; k++) d[k] = d[k] / len;
+        ro = pc.eye_tan.xyz;
+        rd = d;
+    }
     trace_scene(pc.right_pad.w);
 
     bool hit = best_i != 0xffffffffu;
@@ -605,8 +617,9 @@ void main() {
             p.a = uvec4(0xffffffffu, 0u, 0u, 0u);
             p.b = uvec4(0u);
         }
-        picks[px.y * pc.size.x + px.x] = p;
+        picks[index] = p;
     }
+    if (RAYS) return;
     vec3 rgb;
     if (!hit) {
         float s = clamp(rd.z, 0.0, 1.0);

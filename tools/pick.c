@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "render.h"
 #include "vxr/camera.h"
 
 void cli_print_pick(FILE *out, const vxr_pick *p) {
@@ -45,15 +46,57 @@ static int parse_grid(const char *s, uint32_t *grid) {
     return 1;
 }
 
+/* `pick --gpu`: the renderer's ray picks, expanded as `render --hits` does.
+ * The scene is uploaded again whenever culling changes the visible set. */
+typedef struct gpu_picker {
+    cli_gpu gpu;
+    vxr_renderer *ren;
+    vxr_rays *batch;
+    uint32_t capacity;
+} gpu_picker;
+
+static vxr_result gpu_upload(gpu_picker *g, const vxr_scene *s, vxr_error *err) {
+    vxr_renderer_destroy(g->ren); /* idle: every submit waits */
+    g->ren = NULL;
+    vxr_result r = cli_gpu_begin(&g->gpu, err);
+    if (r == VXR_OK) r = vxr_renderer_create(g->gpu.ctx, s, g->gpu.cmd, &g->ren, err);
+    if (r == VXR_OK) r = cli_gpu_submit(&g->gpu, err);
+    if (r == VXR_OK) vxr_renderer_upload_done(g->ren);
+    return r;
+}
+
+/* Picks n rays in batches; *seconds grows by the submit-and-wait time. */
+static vxr_result gpu_pick(gpu_picker *g, const vxr_scene *s, const vxr_ray *rays, size_t n,
+                           uint32_t grid, vxr_pick *dest, double *seconds, vxr_error *err) {
+    vxr_result r = VXR_OK;
+    for (size_t i = 0; r == VXR_OK && i < n; i += g->capacity) {
+        uint32_t k = n - i < g->capacity ? (uint32_t)(n - i) : g->capacity;
+        memcpy(vxr_rays_input(g->batch), rays + i, k * sizeof *rays);
+        double t0 = cli_now();
+        if ((r = cli_gpu_begin(&g->gpu, err)) == VXR_OK &&
+            (r = vxr_renderer_pick_rays(g->ren, g->batch, k, grid, g->gpu.cmd)) == VXR_OK)
+            r = cli_gpu_submit(&g->gpu, err);
+        *seconds += cli_now() - t0;
+        const vxr_gpu_pick *rec = vxr_rays_picks(g->batch);
+        for (uint32_t j = 0; r == VXR_OK && j < k; j++)
+            r = vxr_pick_expand(s, &rays[i + j], &rec[j], &dest[i + j]);
+    }
+    return r;
+}
+
 int cmd_pick(int argc, char **argv) {
     const char *path = NULL, *rays_path = NULL;
     uint32_t grid = 1;
-    bool cull = true;
+    bool cull = true, use_gpu = false, validate = false;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             /* records are JSON either way */
         } else if (!strcmp(argv[i], "--no-cull")) {
             cull = false;
+        } else if (!strcmp(argv[i], "--gpu")) {
+            use_gpu = true;
+        } else if (!strcmp(argv[i], "--validate")) {
+            validate = true;
         } else if (!strcmp(argv[i], "--rays") && i + 1 < argc) {
             rays_path = argv[++i];
         } else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
@@ -69,6 +112,7 @@ int cmd_pick(int argc, char **argv) {
         }
     }
     if (!path || !rays_path) return cli_usage("pick: expected SCENE --rays FILE");
+    if (validate && !use_gpu) return cli_usage("pick: --validate goes with --gpu");
     vxr_ray *rays;
     size_t n;
     int status = read_rays(rays_path, &rays, &n);
@@ -81,6 +125,17 @@ int cmd_pick(int argc, char **argv) {
         return cli_fail(path, r, &err);
     }
     vxr_picker *picker = NULL;
+    gpu_picker g = {.capacity = n < (1u << 20) ? (uint32_t)(n ? n : 1) : (1u << 20)};
+    if (use_gpu) {
+        r = cli_gpu_open(&g.gpu, &(vxr_context_desc){.validation = validate}, &err);
+        if (r == VXR_OK) r = vxr_rays_create(g.gpu.ctx, g.capacity, &g.batch, &err);
+        if (r != VXR_OK) {
+            cli_gpu_close(&g.gpu);
+            free(rays);
+            vxr_scene_destroy(scene);
+            return gpu_fail("pick", r, &err);
+        }
+    }
     vxr_pick *picks = malloc((n ? n : 1) * sizeof *picks);
     r = picks ? VXR_OK : VXR_ERROR_MEMORY;
     /* Each ray sees what its origin sees (view distances, DESIGN.md §4):
@@ -90,18 +145,24 @@ int cmd_pick(int argc, char **argv) {
     for (size_t i = 0, j; r == VXR_OK && i < n; i = j) {
         for (j = i + 1; j < n && !memcmp(rays[j].origin, rays[i].origin, sizeof rays[i].origin);)
             j++;
-        bool changed = picker == NULL;
+        bool changed = picker == NULL && g.ren == NULL;
         if (cull) {
             bool moved;
             r = vxr_scene_cull(scene, rays[i].origin, NULL, &moved);
             changed = changed || moved;
         }
-        if (r == VXR_OK && changed) {
+        if (r == VXR_OK && changed && use_gpu) {
+            r = gpu_upload(&g, scene, &err);
+        } else if (r == VXR_OK && changed) {
             vxr_picker_destroy(picker);
             picker = NULL;
             r = vxr_picker_create(scene, &picker);
         }
         if (r != VXR_OK) break;
+        if (use_gpu) {
+            r = gpu_pick(&g, scene, rays + i, j - i, grid, picks + i, &dt, &err);
+            continue;
+        }
         double t0 = cli_now();
         r = vxr_pick_rays(picker, rays + i, j - i, grid, picks + i);
         dt += cli_now() - t0;
@@ -115,7 +176,17 @@ int cmd_pick(int argc, char **argv) {
         printf("{\"rays\":%zu,\"hits\":%zu,\"seconds\":%.6f,\"mrays_s\":%.3f}\n", n, hits, dt,
                dt > 0 ? (double)n / dt * 1e-6 : 0.0);
     }
-    if (r != VXR_OK) status = cli_fail(path, r, &err);
+    if (r != VXR_OK) status = use_gpu ? gpu_fail(path, r, &err) : cli_fail(path, r, &err);
+    if (use_gpu) {
+        uint32_t messages = vxr_context_validation_messages(g.gpu.ctx);
+        if (status == EXIT_OK && messages) {
+            fprintf(stderr, "vxr: pick: %u validation messages\n", messages);
+            status = EXIT_INPUT;
+        }
+        vxr_rays_destroy(g.batch);
+        vxr_renderer_destroy(g.ren);
+        cli_gpu_close(&g.gpu);
+    }
     vxr_picker_destroy(picker);
     free(picks);
     free(rays);

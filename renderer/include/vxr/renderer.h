@@ -162,6 +162,31 @@ const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
 vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
                                VkCommandBuffer cmd);
 
+/* Ray picks: explicit rays (the viewer's mouse, a validator's ray file),
+ * each traced by the code that traces a frame's pixels, into one
+ * vxr_gpu_pick record per ray (vxr_pick_expand gives the full vxr_pick).
+ * A batch holds up to capacity rays (1..2^22) in host-visible memory. */
+typedef struct vxr_rays vxr_rays;
+
+vxr_result vxr_rays_create(vxr_context *ctx, uint32_t capacity, vxr_rays **dest, vxr_error *err);
+/* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
+void vxr_rays_destroy(vxr_rays *q);
+/* The batch's capacity rays (origin, direction as vxr_pick_ray takes them),
+ * mapped: the caller writes them before submitting the pick. */
+vxr_ray *vxr_rays_input(vxr_rays *q);
+/* After the command buffer of the last vxr_renderer_pick_rays completed:
+ * its count records, in ray order. */
+const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
+
+/* Records a pick of the batch's rays [0, count), grid N as in vxr_pick_ray.
+ * For ray i the record equals what vxr_pick_ray gives for the same ray on
+ * the CPU (bit for bit on lavapipe). The ray of a frame's pixel (i, j) is
+ * vxr_camera_ray(cam, i, j, ...): the pick of one pixel is then the record
+ * the frame writes there. VXR_ERROR_ARGUMENT for count 0 or above the
+ * capacity, or a bad grid. */
+vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
+                                  VkCommandBuffer cmd);
+
 #ifdef __cplusplus
 }
 #endif
