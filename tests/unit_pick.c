@@ -403,7 +403,7 @@ static void test_seed_errata(void) {
     int n = 0;
     for (int x = 0; x < 4; x++)
         for (int y = 0; y < 4; y++)
-            for (int z = 0; z < 4; z++) v[n++] = (vxr_voxel){x + 8, y, z, 1 + (uint32_t)n};
+            for (int z = 0; z < 4; z++, n++) v[n] = (vxr_voxel){x + 8, y, z, 1 + (uint32_t)n};
     vxr_instance id = {0, 0, vxr_transform_identity(), INFINITY};
     vxr_scene *s = scene_of(v, n, &id, 1);
     /* corners 6 = (1,1,0) and 7 = (1,1,1), not swapped: a ray entering the

@@ -325,7 +325,7 @@ static void test_scene_culling(void) {
     uint64_t rng = 42;
     uint32_t finite = 0, seen_culled = 0, seen_visible = 0, reached_culled = 0;
     for (uint32_t i = 0; i < s->instance_count; i++)
-        finite += isfinite(s->instances[i].view_distance);
+        finite += isfinite(s->instances[i].view_distance) != 0;
     CHECK(finite >= 3000);
     uint32_t prev_visible = UINT32_MAX;
     for (int e = 0; e < 60; e++) {

@@ -174,8 +174,10 @@ static void test_growth_keeps_every_voxel(void) {
     vxr_voxel v[40];
     size_t n = 0;
     for (int32_t s = 1; s < (1 << 19); s *= 2) {
-        v[n++] = (vxr_voxel){s, -s, s / 2, 1 + (uint32_t)n};
-        v[n++] = (vxr_voxel){-s - 1, s - 1, -s, 2 + (uint32_t)n};
+        v[n] = (vxr_voxel){s, -s, s / 2, 1 + (uint32_t)n};
+        n++;
+        v[n] = (vxr_voxel){-s - 1, s - 1, -s, 2 + (uint32_t)n};
+        n++;
     }
     build_both(v, n, 1);
 }
