@@ -38,6 +38,7 @@ int bench_pick(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int bench_render(int argc, char **argv);
 int cmd_pickcheck(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 struct vxr_pick;
 /* Prints one pick record as a JSON line (DESIGN.md §5). */

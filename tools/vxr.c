@@ -28,6 +28,10 @@ static const char usage_text[] =
     "  bench spheres --n N [--json] sphere tree query/insert/remove/move vs brute force\n"
     "  spheres query SPHERES POINTS [--json] [--brute]\n"
     "                               per point, the sorted ids of the spheres holding it\n"
+    "  view [SCENE] [camera options] [--grid N] [--no-cull] [--validate]\n"
+    "       [--frames N [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--json]]\n"
+    "       [--cursor X,Y]          the GLFW viewer (default @demo, 1024x768; keys: H);\n"
+    "                               --frames: render N frames, save the last, exit\n"
     "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
 
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
@@ -231,6 +235,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "pick")) return cmd_pick(argc - 2, argv + 2);
     if (!strcmp(cmd, "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(cmd, "pickcheck")) return cmd_pickcheck(argc - 2, argv + 2);
+    if (!strcmp(cmd, "view")) return cmd_view(argc - 2, argv + 2);
     if (!strcmp(cmd, "spheres")) return cmd_spheres(argc - 2, argv + 2);
     return cli_usage("unknown command '%s'", cmd);
 }

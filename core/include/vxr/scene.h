@@ -56,7 +56,7 @@ typedef struct vxr_scene {
     uint32_t instance_count;
     uint32_t palette[VXR_PALETTE_SIZE];
     uint32_t attr_size;
-    double build_s; /* seconds spent building octrees (0 when loaded) */
+    double build_s;              /* seconds spent building octrees (0 when loaded) */
     struct vxr_scene_cull *cull; /* private: vxr_scene_cull's sphere tree */
 } vxr_scene;
 

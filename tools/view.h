@@ -1,0 +1,93 @@
+/* vxr view's Vulkan side (tools/view_vulkan.c): an instance with the
+ * window system's extensions, a device that computes and presents from one
+ * queue, the swapchain, frames in flight, and the pick overlay pipeline.
+ * tools/view.c drives it: camera, input, picking, culling, the title. */
+#ifndef VXR_TOOLS_VIEW_H
+#define VXR_TOOLS_VIEW_H
+
+#include <volk.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include "vxr/renderer.h"
+
+enum { VIEW_FRAMES = 2, VIEW_MAX_IMAGES = 8, VIEW_MAX_VERTICES = 128, VIEW_MAX_GARBAGE = 8 };
+
+/* One overlay vertex: eye-relative world position, RGBA8 (red low). */
+typedef struct view_vertex {
+    float pos[3];
+    uint32_t color;
+} view_vertex;
+
+/* Renderers and targets that a frame in flight may still read: released
+ * once that frame's fence has signalled. */
+typedef struct view_garbage {
+    vxr_renderer *renderers[VIEW_MAX_GARBAGE];
+    vxr_target *targets[VIEW_MAX_GARBAGE];
+    vxr_renderer *uploads[VIEW_MAX_GARBAGE]; /* vxr_renderer_upload_done pending */
+    uint32_t renderer_count, target_count, upload_count;
+} view_garbage;
+
+typedef struct view_frame {
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkSemaphore acquired; /* safe to reuse once fence has signalled */
+    vxr_rays *rays;       /* the mouse ray's GPU pick */
+    VkBuffer vertices;
+    VkDeviceMemory vertex_memory;
+    view_vertex *vertex_map;
+    bool submitted, timed, picked;
+    vxr_ray ray;        /* the ray picked, for vxr_pick_expand */
+    uint32_t scene_gen; /* the scene it was picked in */
+    view_garbage garbage;
+} view_frame;
+
+typedef struct view_vk {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    uint32_t messages; /* validation warnings and errors */
+    VkSurfaceKHR surface;
+    VkPhysicalDevice physical;
+    uint32_t family;
+    VkDevice device;
+    VkQueue queue;
+    vxr_context *ctx;
+    vxr_context_info info;
+
+    VkSwapchainKHR swapchain;
+    VkFormat format;
+    VkExtent2D extent;
+    uint32_t image_count;
+    VkImage images[VIEW_MAX_IMAGES];
+    VkImageView views[VIEW_MAX_IMAGES];
+    VkFramebuffer framebuffers[VIEW_MAX_IMAGES];
+    VkSemaphore presented[VIEW_MAX_IMAGES]; /* per image: reused when it is acquired again */
+
+    VkRenderPass pass;
+    VkPipelineLayout layout;
+    VkPipeline triangles, lines;
+    VkCommandPool pool;
+    VkQueryPool queries; /* 2 timestamps per frame; VK_NULL_HANDLE without timestamps */
+    view_frame frames[VIEW_FRAMES];
+} view_vk;
+
+/* Creates everything up to the frames (not the swapchain) for window.
+ * VXR_ERROR_DEVICE when no device can both compute and present to it. */
+vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error *err);
+/* (Re)creates the swapchain for a framebuffer of width x height (> 0),
+ * after waiting for the device to go idle. */
+vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_error *err);
+/* Releases a frame's garbage (its fence has signalled, or the device is idle). */
+void view_vk_collect(view_garbage *g);
+/* Records the blit of image src (a rendered vxr_target: GENERAL, the
+ * swapchain's size) into swapchain image i and the overlay over it:
+ * triangles then lines from the frame's vertices [0, tri) and
+ * [tri, tri + line), with view_proj (column-major). Leaves the swapchain
+ * image ready to present and src in TRANSFER_SRC_OPTIMAL (the next render
+ * discards its contents anyway). */
+void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
+                            const float view_proj[16], uint32_t tri, uint32_t line);
+/* Waits for the device and releases everything (a zeroed v is fine);
+ * returns the number of validation messages seen, teardown included. */
+uint32_t view_vk_close(view_vk *v);
+
+#endif

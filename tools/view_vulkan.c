@@ -1,0 +1,611 @@
+/* vxr view's Vulkan plumbing: instance, device, swapchain, frames, overlay.
+ *
+ * The renderer gets the viewer's device as a host context (DESIGN.md §6):
+ * the device is created here because it needs VK_KHR_swapchain and a queue
+ * family that computes, draws and presents. Frames reach the screen by
+ * vkCmdBlitImage from the renderer's RGBA8 target into the swapchain image
+ * (storage-capable swapchain images are not required), then a small render
+ * pass draws the pick overlay on top. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "view.h"
+
+static const uint32_t overlay_vert_spv[] =
+#include "overlay.vert.inc"
+    ;
+static const uint32_t overlay_frag_spv[] =
+#include "overlay.frag.inc"
+    ;
+
+static vxr_result fail(vxr_error *err, vxr_result r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static vxr_result fail(vxr_error *err, vxr_result r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (err) vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+#define VK_TRY(call)                                                                               \
+    do {                                                                                           \
+        VkResult vr_ = (call);                                                                     \
+        if (vr_ != VK_SUCCESS)                                                                     \
+            return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", #call, (int)vr_);         \
+    } while (0)
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                 void *user) {
+    (void)types;
+    view_vk *v = user;
+    __atomic_fetch_add(&v->messages, 1u, __ATOMIC_RELAXED);
+    fprintf(stderr, "vxr: validation %s: %s\n",
+            severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
+            data && data->pMessage ? data->pMessage : "(no message)");
+    return VK_FALSE;
+}
+
+static vxr_result create_instance(view_vk *v, bool validate, vxr_error *err) {
+    uint32_t glfw_count = 0;
+    const char **glfw_exts = glfwGetRequiredInstanceExtensions(&glfw_count);
+    if (!glfw_exts)
+        return fail(err, VXR_ERROR_DEVICE, "the window system has no Vulkan surface support");
+    const char *exts[16];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < glfw_count && n < 15; i++) exts[n++] = glfw_exts[i];
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    if (validate) {
+        VkLayerProperties props[64];
+        uint32_t np = 64;
+        bool found = false;
+        vkEnumerateInstanceLayerProperties(&np, props);
+        for (uint32_t i = 0; i < np; i++) found |= !strcmp(props[i].layerName, layer);
+        if (!found)
+            return fail(err, VXR_ERROR_VULKAN, "validation asked for but %s is not installed",
+                        layer);
+        exts[n++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    }
+    VkDebugUtilsMessengerCreateInfoEXT mi = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message,
+        .pUserData = v};
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "vxr view",
+                             .pEngineName = "vxr",
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .pNext = validate ? &mi : NULL,
+                               .pApplicationInfo = &app,
+                               .enabledLayerCount = validate ? 1u : 0u,
+                               .ppEnabledLayerNames = &layer,
+                               .enabledExtensionCount = n,
+                               .ppEnabledExtensionNames = exts};
+    VkResult vr = vkCreateInstance(&ii, NULL, &v->instance);
+    if (vr == VK_ERROR_INCOMPATIBLE_DRIVER || vr == VK_ERROR_INITIALIZATION_FAILED ||
+        vr == VK_ERROR_EXTENSION_NOT_PRESENT)
+        return fail(err, VXR_ERROR_DEVICE, "no Vulkan driver: vkCreateInstance: VkResult %d",
+                    (int)vr);
+    VK_TRY(vr);
+    volkLoadInstanceOnly(v->instance);
+    if (validate) VK_TRY(vkCreateDebugUtilsMessengerEXT(v->instance, &mi, NULL, &v->messenger));
+    return VXR_OK;
+}
+
+static int type_rank(VkPhysicalDeviceType t) {
+    return t == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 4
+           : t == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 3
+           : t == VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU    ? 2
+           : t == VK_PHYSICAL_DEVICE_TYPE_CPU            ? 1
+                                                         : 0;
+}
+
+/* A family that computes, draws and presents to the surface; -1 when none. */
+static int usable_family(view_vk *v, VkPhysicalDevice pd) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    if (p.apiVersion < VK_API_VERSION_1_2) return -1;
+    VkExtensionProperties ext[512];
+    uint32_t ne = 512;
+    bool swapchain = false;
+    vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, ext);
+    for (uint32_t i = 0; i < ne; i++)
+        swapchain |= !strcmp(ext[i].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    if (!swapchain) return -1;
+    VkQueueFamilyProperties fam[32];
+    uint32_t n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fam);
+    const VkQueueFlags need = VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT;
+    for (uint32_t i = 0; i < n; i++) {
+        VkBool32 present = VK_FALSE;
+        if ((fam[i].queueFlags & need) != need || !fam[i].queueCount) continue;
+        if (vkGetPhysicalDeviceSurfaceSupportKHR(pd, i, v->surface, &present) == VK_SUCCESS &&
+            present)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* VXR_DEVICE (an index or a name substring) as for the other commands;
+ * unset: discrete, integrated, virtual, then CPU. */
+static vxr_result pick_device(view_vk *v, vxr_error *err) {
+    VkPhysicalDevice devs[16];
+    uint32_t n = 16;
+    VkResult vr = vkEnumeratePhysicalDevices(v->instance, &n, devs);
+    if ((vr != VK_SUCCESS && vr != VK_INCOMPLETE) || n == 0)
+        return fail(err, VXR_ERROR_DEVICE, "no Vulkan device found");
+    const char *sel = getenv("VXR_DEVICE");
+    bool by_index = sel && *sel && strspn(sel, "0123456789") == strlen(sel);
+    int best = -1, best_rank = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devs[i], &p);
+        if (usable_family(v, devs[i]) < 0) continue;
+        if (sel && *sel) {
+            bool match = by_index ? strtoul(sel, NULL, 10) == i : strstr(p.deviceName, sel) != NULL;
+            if (match && best < 0) best = (int)i;
+        } else if (type_rank(p.deviceType) > best_rank) {
+            best_rank = type_rank(p.deviceType);
+            best = (int)i;
+        }
+    }
+    if (best < 0)
+        return fail(err, VXR_ERROR_DEVICE,
+                    "no Vulkan 1.2 device%s%s with a queue that computes, draws and presents "
+                    "to the window",
+                    sel && *sel ? " matching VXR_DEVICE=" : "", sel && *sel ? sel : "");
+    v->physical = devs[best];
+    v->family = (uint32_t)usable_family(v, v->physical);
+    return VXR_OK;
+}
+
+static vxr_result create_device(view_vk *v, vxr_error *err) {
+    float priority = 1.0f;
+    const char *ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                  .queueFamilyIndex = v->family,
+                                  .queueCount = 1,
+                                  .pQueuePriorities = &priority};
+    VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                             .queueCreateInfoCount = 1,
+                             .pQueueCreateInfos = &qi,
+                             .enabledExtensionCount = 1,
+                             .ppEnabledExtensionNames = &ext};
+    VK_TRY(vkCreateDevice(v->physical, &di, NULL, &v->device));
+    volkLoadDevice(v->device);
+    vkGetDeviceQueue(v->device, v->family, 0, &v->queue);
+    return VXR_OK;
+}
+
+static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
+    VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
+    VkShaderModuleCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = sizeof overlay_vert_spv,
+                                   .pCode = overlay_vert_spv};
+    VK_TRY(vkCreateShaderModule(v->device, &si, NULL, &vs));
+    si.codeSize = sizeof overlay_frag_spv;
+    si.pCode = overlay_frag_spv;
+    VkResult vr = vkCreateShaderModule(v->device, &si, NULL, &fs);
+    VkPushConstantRange pr = {VK_SHADER_STAGE_VERTEX_BIT, 0, 64};
+    VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &pr};
+    if (vr == VK_SUCCESS) vr = vkCreatePipelineLayout(v->device, &li, NULL, &v->layout);
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+         .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = vs,
+         .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+         .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = fs,
+         .pName = "main"}};
+    VkVertexInputBindingDescription bind = {0, sizeof(view_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription attrs[2] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+        {1, 0, VK_FORMAT_R8G8B8A8_UNORM, (uint32_t)offsetof(view_vertex, color)}};
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &bind,
+        .vertexAttributeDescriptionCount = 2,
+        .pVertexAttributeDescriptions = attrs};
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkPipelineViewportStateCreateInfo vp = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+        .viewportCount = 1,
+        .scissorCount = 1};
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = VK_CULL_MODE_NONE,
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+        .lineWidth = 1.0f};
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    /* colour: alpha blending; the frame's alpha stays as it was */
+    VkPipelineColorBlendAttachmentState blend = {
+        .blendEnable = VK_TRUE,
+        .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        .colorBlendOp = VK_BLEND_OP_ADD,
+        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
+        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+        .alphaBlendOp = VK_BLEND_OP_ADD,
+        .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                          VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT};
+    VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &blend};
+    VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo ds = {.sType =
+                                               VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                           .dynamicStateCount = 2,
+                                           .pDynamicStates = dyn};
+    VkGraphicsPipelineCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                       .stageCount = 2,
+                                       .pStages = stages,
+                                       .pVertexInputState = &vi,
+                                       .pInputAssemblyState = &ia,
+                                       .pViewportState = &vp,
+                                       .pRasterizationState = &rs,
+                                       .pMultisampleState = &ms,
+                                       .pColorBlendState = &cb,
+                                       .pDynamicState = &ds,
+                                       .layout = v->layout,
+                                       .renderPass = v->pass};
+    if (vr == VK_SUCCESS)
+        vr = vkCreateGraphicsPipelines(v->device, VK_NULL_HANDLE, 1, &pi, NULL, &v->triangles);
+    ia.topology = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
+    if (vr == VK_SUCCESS)
+        vr = vkCreateGraphicsPipelines(v->device, VK_NULL_HANDLE, 1, &pi, NULL, &v->lines);
+    vkDestroyShaderModule(v->device, vs, NULL);
+    if (fs) vkDestroyShaderModule(v->device, fs, NULL);
+    if (vr != VK_SUCCESS)
+        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "overlay pipeline creation",
+                    (int)vr);
+    return VXR_OK;
+}
+
+/* The swapchain format: 8-bit UNORM, so that the blit copies the
+ * renderer's bytes unchanged (an sRGB format would encode them again). */
+static vxr_result choose_format(view_vk *v, VkSurfaceFormatKHR *dest, vxr_error *err) {
+    VkSurfaceFormatKHR formats[64];
+    uint32_t n = 64;
+    VkResult vr = vkGetPhysicalDeviceSurfaceFormatsKHR(v->physical, v->surface, &n, formats);
+    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
+        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d",
+                    "vkGetPhysicalDeviceSurfaceFormatsKHR", (int)vr);
+    const VkFormat wanted[2] = {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
+    for (int w = 0; w < 2; w++)
+        for (uint32_t i = 0; i < n; i++) {
+            VkFormatProperties fp;
+            vkGetPhysicalDeviceFormatProperties(v->physical, formats[i].format, &fp);
+            const VkFormatFeatureFlags need =
+                VK_FORMAT_FEATURE_BLIT_DST_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
+            if (formats[i].format == wanted[w] &&
+                formats[i].colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR &&
+                (fp.optimalTilingFeatures & need) == need) {
+                *dest = formats[i];
+                return VXR_OK;
+            }
+        }
+    return fail(err, VXR_ERROR_DEVICE,
+                "the window offers no 8-bit UNORM swapchain format that can be blitted to");
+}
+
+static vxr_result create_pass(view_vk *v, vxr_error *err) {
+    VkAttachmentDescription att = {.format = v->format,
+                                   .samples = VK_SAMPLE_COUNT_1_BIT,
+                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                   .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                   .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                   .initialLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                   .finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR};
+    VkAttachmentReference ref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub = {.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                .colorAttachmentCount = 1,
+                                .pColorAttachments = &ref};
+    /* the blit's writes before the overlay's; presentation needs no more
+     * (the submit's semaphore signal waits for all commands) */
+    VkSubpassDependency dep = {.srcSubpass = VK_SUBPASS_EXTERNAL,
+                               .dstSubpass = 0,
+                               .srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               .dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                                                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
+    VkRenderPassCreateInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+                                 .attachmentCount = 1,
+                                 .pAttachments = &att,
+                                 .subpassCount = 1,
+                                 .pSubpasses = &sub,
+                                 .dependencyCount = 1,
+                                 .pDependencies = &dep};
+    VK_TRY(vkCreateRenderPass(v->device, &ri, NULL, &v->pass));
+    return VXR_OK;
+}
+
+static vxr_result create_frames(view_vk *v, vxr_error *err) {
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                  .queueFamilyIndex = v->family};
+    VK_TRY(vkCreateCommandPool(v->device, &pi, NULL, &v->pool));
+    if (v->info.timestamp_bits) {
+        VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                    .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                    .queryCount = 2 * VIEW_FRAMES};
+        VK_TRY(vkCreateQueryPool(v->device, &qi, NULL, &v->queries));
+    }
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(v->physical, &mp);
+    for (int i = 0; i < VIEW_FRAMES; i++) {
+        view_frame *f = &v->frames[i];
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = v->pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        VK_TRY(vkAllocateCommandBuffers(v->device, &ai, &f->cmd));
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+                                .flags = VK_FENCE_CREATE_SIGNALED_BIT};
+        VK_TRY(vkCreateFence(v->device, &fi, NULL, &f->fence));
+        VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        VK_TRY(vkCreateSemaphore(v->device, &si, NULL, &f->acquired));
+        vxr_result r = vxr_rays_create(v->ctx, 1, &f->rays, err);
+        if (r != VXR_OK) return r;
+        VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                 .size = VIEW_MAX_VERTICES * sizeof(view_vertex),
+                                 .usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                                 .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+        VK_TRY(vkCreateBuffer(v->device, &bi, NULL, &f->vertices));
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(v->device, f->vertices, &req);
+        const VkMemoryPropertyFlags host =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        uint32_t type = 0;
+        while (type < mp.memoryTypeCount && (!(req.memoryTypeBits & (1u << type)) ||
+                                             (mp.memoryTypes[type].propertyFlags & host) != host))
+            type++;
+        if (type == mp.memoryTypeCount)
+            return fail(err, VXR_ERROR_VULKAN, "no host-visible coherent memory");
+        VkMemoryAllocateInfo mi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                   .allocationSize = req.size,
+                                   .memoryTypeIndex = type};
+        VK_TRY(vkAllocateMemory(v->device, &mi, NULL, &f->vertex_memory));
+        VK_TRY(vkBindBufferMemory(v->device, f->vertices, f->vertex_memory, 0));
+        VK_TRY(
+            vkMapMemory(v->device, f->vertex_memory, 0, VK_WHOLE_SIZE, 0, (void **)&f->vertex_map));
+    }
+    return VXR_OK;
+}
+
+vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error *err) {
+    memset(v, 0, sizeof *v);
+    if (volkInitialize() != VK_SUCCESS)
+        return fail(err, VXR_ERROR_DEVICE, "no Vulkan loader: cannot load libvulkan.so.1");
+    vxr_result r = create_instance(v, validate, err);
+    if (r != VXR_OK) return r;
+    VkResult vr = glfwCreateWindowSurface(v->instance, window, NULL, &v->surface);
+    if (vr != VK_SUCCESS)
+        return fail(err, VXR_ERROR_DEVICE, "cannot create a Vulkan surface: VkResult %d", (int)vr);
+    if ((r = pick_device(v, err)) != VXR_OK || (r = create_device(v, err)) != VXR_OK) return r;
+    vxr_context_desc d = {.get_instance_proc_addr = vkGetInstanceProcAddr,
+                          .instance = v->instance,
+                          .physical_device = v->physical,
+                          .device = v->device,
+                          .queue_family = v->family};
+    if ((r = vxr_context_create(&d, &v->ctx, err)) != VXR_OK) return r;
+    vxr_context_get_info(v->ctx, &v->info);
+    VkSurfaceFormatKHR format = {0};
+    if ((r = choose_format(v, &format, err)) != VXR_OK) return r;
+    v->format = format.format;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(v->physical, VK_FORMAT_R8G8B8A8_UNORM, &fp);
+    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT))
+        return fail(err, VXR_ERROR_DEVICE, "the device cannot blit from RGBA8 images");
+    if ((r = create_pass(v, err)) != VXR_OK || (r = create_pipelines(v, err)) != VXR_OK) return r;
+    return create_frames(v, err);
+}
+
+static void destroy_swapchain_images(view_vk *v) {
+    for (uint32_t i = 0; i < v->image_count; i++) {
+        if (v->framebuffers[i]) vkDestroyFramebuffer(v->device, v->framebuffers[i], NULL);
+        if (v->views[i]) vkDestroyImageView(v->device, v->views[i], NULL);
+        if (v->presented[i]) vkDestroySemaphore(v->device, v->presented[i], NULL);
+        v->framebuffers[i] = VK_NULL_HANDLE;
+        v->views[i] = VK_NULL_HANDLE;
+        v->presented[i] = VK_NULL_HANDLE;
+    }
+    v->image_count = 0;
+}
+
+vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_error *err) {
+    vkDeviceWaitIdle(v->device);
+    destroy_swapchain_images(v);
+    VkSurfaceCapabilitiesKHR caps;
+    VK_TRY(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(v->physical, v->surface, &caps));
+    VkExtent2D e = caps.currentExtent;
+    if (e.width == UINT32_MAX) { /* the surface takes the swapchain's size */
+        e.width = width;
+        e.height = height;
+    }
+    if (e.width < caps.minImageExtent.width) e.width = caps.minImageExtent.width;
+    if (e.height < caps.minImageExtent.height) e.height = caps.minImageExtent.height;
+    if (e.width > caps.maxImageExtent.width) e.width = caps.maxImageExtent.width;
+    if (e.height > caps.maxImageExtent.height) e.height = caps.maxImageExtent.height;
+    if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+        return fail(err, VXR_ERROR_DEVICE, "swapchain images cannot be blitted to");
+    uint32_t count = caps.minImageCount + 1;
+    if (caps.maxImageCount && count > caps.maxImageCount) count = caps.maxImageCount;
+    /* FIFO (vsync) is always there; MAILBOX presents without waiting */
+    VkPresentModeKHR modes[16];
+    uint32_t nm = 16;
+    VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;
+    if (vkGetPhysicalDeviceSurfacePresentModesKHR(v->physical, v->surface, &nm, modes) >= 0)
+        for (uint32_t i = 0; i < nm; i++)
+            if (modes[i] == VK_PRESENT_MODE_MAILBOX_KHR) mode = modes[i];
+    VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+    if (!(caps.supportedCompositeAlpha & alpha))
+        alpha = (VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
+                                              -caps.supportedCompositeAlpha);
+    VkSwapchainKHR old = v->swapchain;
+    VkSwapchainCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+                                   .surface = v->surface,
+                                   .minImageCount = count,
+                                   .imageFormat = v->format,
+                                   .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
+                                   .imageExtent = e,
+                                   .imageArrayLayers = 1,
+                                   .imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+                                   .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+                                   .preTransform = caps.currentTransform,
+                                   .compositeAlpha = alpha,
+                                   .presentMode = mode,
+                                   .clipped = VK_TRUE,
+                                   .oldSwapchain = old};
+    VkResult vr = vkCreateSwapchainKHR(v->device, &ci, NULL, &v->swapchain);
+    if (old) vkDestroySwapchainKHR(v->device, old, NULL);
+    if (vr != VK_SUCCESS) {
+        v->swapchain = VK_NULL_HANDLE;
+        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "vkCreateSwapchainKHR",
+                    (int)vr);
+    }
+    v->extent = e;
+    uint32_t n = VIEW_MAX_IMAGES;
+    vr = vkGetSwapchainImagesKHR(v->device, v->swapchain, &n, v->images);
+    if (vr != VK_SUCCESS)
+        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "vkGetSwapchainImagesKHR",
+                    (int)vr);
+    v->image_count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                    .image = v->images[i],
+                                    .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                    .format = v->format,
+                                    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+        VK_TRY(vkCreateImageView(v->device, &vi, NULL, &v->views[i]));
+        VkFramebufferCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+                                      .renderPass = v->pass,
+                                      .attachmentCount = 1,
+                                      .pAttachments = &v->views[i],
+                                      .width = e.width,
+                                      .height = e.height,
+                                      .layers = 1};
+        VK_TRY(vkCreateFramebuffer(v->device, &fi, NULL, &v->framebuffers[i]));
+        VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        VK_TRY(vkCreateSemaphore(v->device, &si, NULL, &v->presented[i]));
+    }
+    return VXR_OK;
+}
+
+void view_vk_collect(view_garbage *g) {
+    for (uint32_t i = 0; i < g->upload_count; i++) vxr_renderer_upload_done(g->uploads[i]);
+    for (uint32_t i = 0; i < g->renderer_count; i++) vxr_renderer_destroy(g->renderers[i]);
+    for (uint32_t i = 0; i < g->target_count; i++) vxr_target_destroy(g->targets[i]);
+    memset(g, 0, sizeof *g);
+}
+
+void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
+                            const float view_proj[16], uint32_t tri, uint32_t line) {
+    VkCommandBuffer cmd = f->cmd;
+    /* The swapchain image: its old contents are not needed. The source:
+     * GENERAL after the render, whose barrier already made the shader's
+     * writes available to transfers; the next render starts from
+     * UNDEFINED, so it may stay in TRANSFER_SRC_OPTIMAL. */
+    VkImageMemoryBarrier ib[2] = {{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                   .srcAccessMask = 0,
+                                   .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                   .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+                                   .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                   .image = v->images[i],
+                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}},
+                                  {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                   .srcAccessMask = 0,
+                                   .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+                                   .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
+                                   .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                   .image = src,
+                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}}};
+    /* the acquire semaphore is waited at the transfer stage */
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
+                         NULL, 0, NULL, 2, ib);
+    int32_t w = (int32_t)v->extent.width, h = (int32_t)v->extent.height;
+    VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                        .srcOffsets = {{0, 0, 0}, {w, h, 1}},
+                        .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                        .dstOffsets = {{0, 0, 0}, {w, h, 1}}};
+    vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, v->images[i],
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_NEAREST);
+    VkRenderPassBeginInfo rb = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                .renderPass = v->pass,
+                                .framebuffer = v->framebuffers[i],
+                                .renderArea = {{0, 0}, v->extent}};
+    vkCmdBeginRenderPass(cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
+    if (tri + line) {
+        VkViewport vp = {0, 0, (float)w, (float)h, 0, 1};
+        VkRect2D sc = {{0, 0}, v->extent};
+        VkDeviceSize offset = 0;
+        vkCmdSetViewport(cmd, 0, 1, &vp);
+        vkCmdSetScissor(cmd, 0, 1, &sc);
+        vkCmdBindVertexBuffers(cmd, 0, 1, &f->vertices, &offset);
+        vkCmdPushConstants(cmd, v->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 64, view_proj);
+        if (tri) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, v->triangles);
+            vkCmdDraw(cmd, tri, 1, 0, 0);
+        }
+        if (line) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, v->lines);
+            vkCmdDraw(cmd, line, 1, tri, 0);
+        }
+    }
+    vkCmdEndRenderPass(cmd);
+}
+
+uint32_t view_vk_close(view_vk *v) {
+    if (v->device) {
+        vkDeviceWaitIdle(v->device);
+        for (int i = 0; i < VIEW_FRAMES; i++) {
+            view_frame *f = &v->frames[i];
+            view_vk_collect(&f->garbage);
+            vxr_rays_destroy(f->rays);
+            if (f->vertices) vkDestroyBuffer(v->device, f->vertices, NULL);
+            if (f->vertex_memory) vkFreeMemory(v->device, f->vertex_memory, NULL);
+            if (f->fence) vkDestroyFence(v->device, f->fence, NULL);
+            if (f->acquired) vkDestroySemaphore(v->device, f->acquired, NULL);
+        }
+        destroy_swapchain_images(v);
+        if (v->swapchain) vkDestroySwapchainKHR(v->device, v->swapchain, NULL);
+        if (v->queries) vkDestroyQueryPool(v->device, v->queries, NULL);
+        if (v->pool) vkDestroyCommandPool(v->device, v->pool, NULL);
+        if (v->triangles) vkDestroyPipeline(v->device, v->triangles, NULL);
+        if (v->lines) vkDestroyPipeline(v->device, v->lines, NULL);
+        if (v->layout) vkDestroyPipelineLayout(v->device, v->layout, NULL);
+        if (v->pass) vkDestroyRenderPass(v->device, v->pass, NULL);
+        vxr_context_destroy(v->ctx);
+        vkDestroyDevice(v->device, NULL);
+    }
+    if (v->surface) vkDestroySurfaceKHR(v->instance, v->surface, NULL);
+    if (v->messenger) vkDestroyDebugUtilsMessengerEXT(v->instance, v->messenger, NULL);
+    uint32_t messages = __atomic_load_n(&v->messages, __ATOMIC_RELAXED);
+    if (v->instance) vkDestroyInstance(v->instance, NULL);
+    memset(v, 0, sizeof *v);
+    return messages;
+}
