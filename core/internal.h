@@ -60,10 +60,6 @@ vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t at
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err);
 
-/* The GPU record of instance i: both affine transforms, world AABB, model,
- * flags. CPU picking uses the same matrices so that both sides agree. */
-void vxr_instance_gpu(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g);
-
 /* Frees the scene's culling state (vxr_scene_cull); NULL state is fine. */
 void vxr_scene_cull_free(vxr_scene *s);
 

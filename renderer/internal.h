@@ -55,6 +55,7 @@
     X(vkCmdDispatch)                                                                               \
     X(vkCmdPipelineBarrier)                                                                        \
     X(vkCmdCopyBuffer)                                                                             \
+    X(vkCmdUpdateBuffer)                                                                           \
     X(vkCmdCopyImageToBuffer)
 
 #define VXR_VK_FIELD(name) PFN_##name name;
@@ -124,7 +125,8 @@ struct vxr_renderer {
     VkPipeline pipeline[21][3]; /* per grid level and vxr_mode: made on first use */
     uint32_t spec[12];          /* specialisation constants of shaders/trace.comp */
     uint32_t bvh_nodes;
-    float grid_pad[21]; /* vxr_picker_grid_pad per grid level */
+    float grid_pad[21];                   /* vxr_picker_grid_pad per grid level */
+    uint32_t instance_count, model_count; /* of the scene, for instance updates */
 };
 
 struct vxr_target {

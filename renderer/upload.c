@@ -23,17 +23,18 @@ static uint32_t chunk_count(uint64_t count, uint32_t shift) {
     return n ? (uint32_t)(n > 0xffffffffu ? 0xffffffffu : n) : 1u;
 }
 
-/* Copies bytes into binding b's buffer: mapped device-local memory when
- * there is some, else a staging buffer and a copy recorded into cmd. */
-static vxr_result upload(vxr_renderer *r, uint32_t b, const void *data, uint64_t bytes,
-                         VkCommandBuffer cmd, vxr_error *err) {
+/* Copies bytes into binding b's buffer of capacity bytes (>= bytes):
+ * mapped device-local memory when there is some, else a staging buffer and
+ * a copy recorded into cmd. */
+static vxr_result upload_cap(vxr_renderer *r, uint32_t b, const void *data, uint64_t bytes,
+                             uint64_t capacity, VkCommandBuffer cmd, vxr_error *err) {
     vxr_context *c = r->ctx;
     const VkMemoryPropertyFlags mapped = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkBufferUsageFlags usage =
         VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    vxr_result res = vxr_buf_create(c, bytes, usage,
+    vxr_result res = vxr_buf_create(c, capacity, usage,
                                     c->force_staging ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : mapped,
                                     0, &r->buf[b], err);
     if (res != VXR_OK) return res;
@@ -49,9 +50,14 @@ static vxr_result upload(vxr_renderer *r, uint32_t b, const void *data, uint64_t
                          &r->staging[b], err);
     if (res != VXR_OK) return res;
     if (bytes) memcpy(r->staging[b].map, data, bytes);
-    VkBufferCopy region = {0, 0, r->buf[b].size};
+    VkBufferCopy region = {0, 0, r->staging[b].size};
     c->vk.vkCmdCopyBuffer(cmd, r->staging[b].buffer, r->buf[b].buffer, 1, &region);
     return VXR_OK;
+}
+
+static vxr_result upload(vxr_renderer *r, uint32_t b, const void *data, uint64_t bytes,
+                         VkCommandBuffer cmd, vxr_error *err) {
+    return upload_cap(r, b, data, bytes, bytes, cmd, err);
 }
 
 /* Uploads count elements of elem bytes split into chunks of 2^shift, to
@@ -171,15 +177,19 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         attr_bytes += (uint64_t)s->models[i].voxel_count * s->attr_size;
     uint64_t attr_words = (attr_bytes + 3) / 4;
 
-    /* Tables stay in one binding each; the octree sections may split. */
+    /* Tables stay in one binding each; the octree sections may split. The
+     * hierarchy's buffers have room for every instance: updates reuse them. */
+    const uint64_t bvh_capacity = 2 * (uint64_t)(s->instance_count ? s->instance_count : 1);
+    r->instance_count = s->instance_count;
+    r->model_count = s->model_count;
     const uint64_t texels = c->props.limits.maxTexelBufferElements;
     const struct {
         const char *what;
         uint64_t texels;
     } tables[] = {{"instance table", (uint64_t)h.instance_count * sizeof(vxr_gpu_instance) / 16},
                   {"model table", (uint64_t)h.model_count * sizeof(vxr_gpu_model) / 16},
-                  {"instance hierarchy", (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node) / 16},
-                  {"instance list", bvh.item_count}};
+                  {"instance hierarchy", bvh_capacity * sizeof(vxr_gpu_bvh_node) / 16},
+                  {"instance list", s->instance_count}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (tables[i].texels > texels) {
             res = vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
@@ -213,9 +223,11 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         (res = upload(r, BIND_INSTANCES, blob + h.instances_offset,
                       (uint64_t)h.instance_count * sizeof(vxr_gpu_instance), cmd, err)) ||
         (res = upload(r, BIND_PALETTE, blob + h.palette_offset, VXR_PALETTE_SIZE * 4, cmd, err)) ||
-        (res = upload(r, BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
-                      cmd, err)) ||
-        (res = upload(r, BIND_ITEMS, bvh.items, (uint64_t)bvh.item_count * 4, cmd, err)) ||
+        (res =
+             upload_cap(r, BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
+                        bvh_capacity * sizeof(vxr_gpu_bvh_node), cmd, err)) ||
+        (res = upload_cap(r, BIND_ITEMS, bvh.items, (uint64_t)bvh.item_count * 4,
+                          (uint64_t)s->instance_count * 4, cmd, err)) ||
         (res = upload_split(r, BIND_NODES, blob + h.nodes_offset, h.node_count, sizeof(vxr_node),
                             node_shift, cmd, err)) ||
         (res = upload_split(r, BIND_BATTR, blob + h.brick_attr_offset, h.brick_count, 4,
@@ -264,6 +276,58 @@ fail:
     vxr_picker_destroy(picker);
     vxr_renderer_destroy(r);
     return res;
+}
+
+/* Records a write of bytes at the start of binding b's buffer (which holds
+ * them: sized at creation for every instance). vkCmdUpdateBuffer keeps the
+ * data in the command buffer, so frames in flight keep reading theirs. */
+static void update_binding(vxr_renderer *r, uint32_t b, const void *data, uint64_t bytes,
+                           VkCommandBuffer cmd) {
+    const uint8_t *p = data;
+    for (uint64_t at = 0; at < bytes; at += 65536) {
+        uint64_t n = bytes - at < 65536 ? bytes - at : 65536;
+        r->ctx->vk.vkCmdUpdateBuffer(cmd, r->buf[b].buffer, at, n, p + at);
+    }
+}
+
+vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, VkCommandBuffer cmd,
+                                         vxr_error *err) {
+    vxr_context *c = r->ctx;
+    if (!cmd || s->instance_count != r->instance_count || s->model_count != r->model_count)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "instance update: needs a command buffer and the scene the renderer "
+                            "was created from");
+    vxr_picker *picker = NULL;
+    size_t table = (size_t)s->instance_count * sizeof(vxr_gpu_instance);
+    vxr_gpu_instance *inst = malloc(table ? table : 1);
+    if (!inst || vxr_picker_create(s, &picker) != VXR_OK) {
+        free(inst);
+        return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    for (uint32_t i = 0; i < s->instance_count; i++) vxr_instance_gpu(s, i, &inst[i]);
+    vxr_bvh bvh;
+    vxr_picker_bvh(picker, &bvh);
+    /* earlier reads of these buffers (frames already recorded or
+     * submitted) before the writes; the writes before later reads */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = 0,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+    c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    update_binding(r, BIND_INSTANCES, inst, table, cmd);
+    update_binding(r, BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
+                   cmd);
+    update_binding(r, BIND_ITEMS, bvh.items, (uint64_t)bvh.item_count * 4, cmd);
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    r->bvh_nodes = bvh.node_count;
+    for (uint32_t level = 0; level < 21; level++)
+        r->grid_pad[level] = vxr_picker_grid_pad(picker, 1u << level);
+    vxr_picker_destroy(picker);
+    free(inst);
+    return VXR_OK;
 }
 
 void vxr_renderer_upload_done(vxr_renderer *r) {

@@ -404,6 +404,89 @@ static void test_staging(void) {
     vxr_scene_destroy(s);
 }
 
+/* vxr_renderer_update_instances: in one command buffer, a frame with the
+ * instances culled from the eye, an update to culling off, a frame; then
+ * in another an instance moved into view and a frame at grid 4. Each frame
+ * must equal the CPU picker on the scene as it was when recorded, and the
+ * updated renderer a freshly created one. */
+static void test_instance_updates(void) {
+    if (!gpu_ok) SKIP("no device");
+    vxr_scene *s = NULL;
+    vxr_error err = {{0}};
+    CHECK(vxr_scene_load("@world:300", &s, &err) == VXR_OK);
+    if (!s) return;
+    vxr_camera cam = {.eye = {0, 0, 40}, .target = {60, 40, 20}, .width = W, .height = H};
+    CHECK(vxr_camera_setup(&cam) == VXR_OK);
+    uint32_t culled_visible = 0, all_visible = 0;
+    CHECK(vxr_scene_cull(s, cam.eye, &culled_visible, NULL) == VXR_OK);
+    vxr_renderer *ren = NULL;
+    vxr_target *t[3] = {NULL};
+    vxr_target_desc td = {W, H, true, false};
+    bool ok = cli_gpu_begin(&gpu, &err) == VXR_OK &&
+              vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK;
+    for (int i = 0; i < 3 && ok; i++) ok = vxr_target_create(gpu.ctx, &td, &t[i], &err) == VXR_OK;
+    ok = ok && vxr_renderer_render(ren, t[0], &cam, 1, gpu.cmd) == VXR_OK &&
+         vxr_scene_cull(s, NULL, &all_visible, NULL) == VXR_OK &&
+         vxr_renderer_update_instances(ren, s, gpu.cmd, &err) == VXR_OK &&
+         vxr_renderer_render(ren, t[1], &cam, 1, gpu.cmd) == VXR_OK &&
+         cli_gpu_submit(&gpu, &err) == VXR_OK;
+    CHECK(ok);
+    CHECK(culled_visible > 0 && culled_visible < all_visible);
+    fprintf(stderr, "  culled from the eye: %u of %u instances visible\n", culled_visible,
+            all_visible);
+    size_t n = (size_t)W * H;
+    if (ok) {
+        frame fresh;
+        CHECK(render(&gpu, gpu.ctx, s, &cam, 1, &fresh) == VXR_OK);
+        CHECK(fresh.picks && !memcmp(fresh.picks, vxr_target_picks(t[1]), n * sizeof *fresh.picks));
+        frame_free(&fresh);
+        CHECK_EQ_INT(compare_picks(s, &cam, 1, vxr_target_picks(t[1]), "culling off"), 0);
+        CHECK(memcmp(vxr_target_picks(t[0]), vxr_target_picks(t[1]), n * sizeof(vxr_gpu_pick)));
+        CHECK(vxr_scene_cull(s, cam.eye, NULL, NULL) == VXR_OK);
+        CHECK_EQ_INT(compare_picks(s, &cam, 1, vxr_target_picks(t[0]), "culled"), 0);
+        CHECK(vxr_scene_cull(s, NULL, NULL, NULL) == VXR_OK);
+        /* the first instance moves 10 units in front of the eye */
+        float *tr = s->instances[0].transform.translation;
+        for (int k = 0; k < 3; k++) tr[k] = cam.eye[k] + 10.0f * cam.forward[k];
+        ok = cli_gpu_begin(&gpu, &err) == VXR_OK &&
+             vxr_renderer_update_instances(ren, s, gpu.cmd, &err) == VXR_OK &&
+             vxr_renderer_render(ren, t[2], &cam, 4, gpu.cmd) == VXR_OK &&
+             cli_gpu_submit(&gpu, &err) == VXR_OK;
+        CHECK(ok);
+        if (ok) {
+            CHECK_EQ_INT(compare_picks(s, &cam, 4, vxr_target_picks(t[2]), "moved"), 0);
+            /* it shows: some pixel picks it */
+            size_t shown = 0;
+            for (uint32_t j = 0; j < H; j++)
+                for (uint32_t i = 0; i < W; i++) {
+                    vxr_pick p;
+                    vxr_ray ray;
+                    vxr_camera_ray(&cam, i, j, &ray);
+                    if (vxr_pick_expand(s, &ray, &vxr_target_picks(t[2])[(size_t)j * W + i], &p) ==
+                            VXR_OK &&
+                        p.hit && p.instance == 0)
+                        shown++;
+                }
+            CHECK(shown > 0);
+        }
+    }
+    /* another scene is refused */
+    vxr_scene *other = NULL;
+    CHECK(vxr_scene_load("@demo", &other, &err) == VXR_OK);
+    if (ren && other) {
+        CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+        CHECK(vxr_renderer_update_instances(ren, other, gpu.cmd, &err) == VXR_ERROR_ARGUMENT);
+        CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    }
+    if (!ok && gpu.cmd) fprintf(stderr, "instance updates: %s\n", err.message);
+    vkDeviceWaitIdle(gpu.info.device);
+    for (int i = 0; i < 3; i++) vxr_target_destroy(t[i]);
+    vxr_renderer_destroy(ren);
+    vxr_scene_destroy(other);
+    vxr_scene_destroy(s);
+    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
+}
+
 /* VXR_DEVICE (or the desc's selector) by index and by name; a selector that
  * names nothing is a clean VXR_ERROR_DEVICE. These contexts load Vulkan
  * themselves (dlopen), without volk. */
@@ -453,9 +536,10 @@ int main(int argc, char **argv) {
     }
     gpu_ok = true;
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
-    static const vxr_test_case tests[] = {TEST(test_agreement), TEST(test_ray_batches),
-                                          TEST(test_colors),    TEST(test_binding_split),
-                                          TEST(test_staging),   TEST(test_device_selection)};
+    static const vxr_test_case tests[] = {TEST(test_agreement),       TEST(test_ray_batches),
+                                          TEST(test_colors),          TEST(test_binding_split),
+                                          TEST(test_staging),         TEST(test_instance_updates),
+                                          TEST(test_device_selection)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

@@ -1,8 +1,9 @@
 /* vxr view: the GLFW viewer (DESIGN.md §5).
  *
- * Each frame: cull by view distance from the eye (rebuilding the renderer
- * in the frame's own command buffer when the visible set changed; the old
- * one is released once no frame in flight reads it), render into the
+ * Each frame: cull by view distance from the eye (recording an instance
+ * update into the frame's own command buffer when the visible set changed:
+ * frames in flight keep reading the instances they were recorded with),
+ * render into the
  * offscreen target, pick the ray under the mouse on the GPU, blit into the
  * swapchain image and draw the pick overlay over it (tools/view_vulkan.c).
  * A pick's record is read when its frame's fence is next waited for, so the
@@ -59,6 +60,7 @@ typedef struct app {
     bool cull, cull_changed;
     uint32_t visible;
     vxr_pick pick; /* hit == 0: nothing under the mouse */
+    vxr_ray pick_ray;
 
     char drop[4096];
     bool want_shot;
@@ -141,25 +143,27 @@ static void cam_zoom(app *a, double steps) {
     for (int k = 0; k < 3; k++) a->cam.eye[k] = a->cam.target[k] - d[k] * (nd / dist);
 }
 
-/* F: the picked cube's centre becomes the target, seen from 3 cube diagonals. */
+/* F: the camera moves along the pick's ray to a few cube diagonals from
+ * the entry point, which becomes the target. Along that ray the view was
+ * clear, so the cube stays in sight (a cube centre seen past a grazing
+ * face may lie behind its neighbours). */
 static void cam_frame_pick(app *a) {
-    if (!a->pick.hit) {
+    const vxr_pick *p = &a->pick;
+    float d[3], e[3], to[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = a->pick_ray.dir[k];
+        e[k] = p->world_max[k] - p->world_min[k];
+    }
+    sub3(p->point, a->pick_ray.origin, to);
+    float n = len3(d), dist = fminf(fmaxf(3.0f * len3(e), 2.0f), len3(to));
+    if (!p->hit || !(n > 0.0f) || dist < 0.05f) {
         snprintf(a->message, sizeof a->message, "F: nothing under the mouse to frame");
         a->message_until = glfwGetTime() + 3.0;
         return;
     }
-    float c[3], e[3], d[3];
     for (int k = 0; k < 3; k++) {
-        c[k] = 0.5f * (a->pick.world_min[k] + a->pick.world_max[k]);
-        e[k] = a->pick.world_max[k] - a->pick.world_min[k];
-    }
-    float dist = fmaxf(3.0f * len3(e), 2.0f), old;
-    sub3(a->cam.target, a->cam.eye, d);
-    old = len3(d);
-    if (old == 0.0f) return;
-    for (int k = 0; k < 3; k++) {
-        a->cam.target[k] = c[k];
-        a->cam.eye[k] = c[k] - d[k] * (dist / old);
+        a->cam.target[k] = p->point[k];
+        a->cam.eye[k] = p->point[k] - d[k] * (dist / n);
     }
 }
 
@@ -309,7 +313,7 @@ static void on_resize(GLFWwindow *w, int width, int height) {
 /* A new scene: everything drawn from the old one is finished first. */
 static void set_scene(app *a, vxr_scene *scene, const char *name, const view_args *va) {
     if (a->vk.device) vkDeviceWaitIdle(a->vk.device);
-    for (int i = 0; i < VIEW_FRAMES; i++) view_vk_collect(&a->vk.frames[i].garbage);
+    for (int i = 0; i < VIEW_FRAMES; i++) a->vk.frames[i].upload = NULL; /* freed with it */
     vxr_renderer_destroy(a->renderer);
     a->renderer = NULL;
     vxr_scene_destroy(a->scene);
@@ -522,7 +526,7 @@ static int vk_error(VkResult vr, const char *call) {
     return gpu_fail("view", vr == VK_ERROR_DEVICE_LOST ? VXR_ERROR_DEVICE : VXR_ERROR_VULKAN, &err);
 }
 
-/* What a finished frame left: its GPU time, its pick, its garbage. */
+/* What a finished frame left: its GPU time, its pick, its staging memory. */
 static void finish_frame(app *a, view_frame *f) {
     view_vk *v = &a->vk;
     if (f->timed) {
@@ -542,12 +546,14 @@ static void finish_frame(app *a, view_frame *f) {
         if (f->picked && f->scene_gen == a->scene_gen) {
             if (vxr_pick_expand(a->scene, &f->ray, vxr_rays_picks(f->rays), &a->pick) != VXR_OK)
                 memset(&a->pick, 0, sizeof a->pick);
+            a->pick_ray = f->ray;
         } else if (!f->picked) {
             memset(&a->pick, 0, sizeof a->pick);
         }
     }
     f->submitted = false;
-    view_vk_collect(&f->garbage);
+    if (f->upload) vxr_renderer_upload_done(f->upload);
+    f->upload = NULL;
 }
 
 /* The pixel to pick: the window centre in fly mode, else the mouse's. */
@@ -562,7 +568,9 @@ static bool pick_pixel(const app *a, uint32_t w, uint32_t h, uint32_t dest[2]) {
         dest[1] = a->args->cursor[1];
         return dest[0] < w && dest[1] < h;
     }
-    if (!a->hover) return false;
+    /* the cursor position, not enter events: a window opened under the
+     * pointer gets none */
+    if (!a->hover && !glfwGetWindowAttrib(a->window, GLFW_HOVERED)) return false;
     double x, y;
     int ww, wh;
     glfwGetCursorPos(a->window, &x, &y);
@@ -576,8 +584,8 @@ static bool pick_pixel(const app *a, uint32_t w, uint32_t h, uint32_t dest[2]) {
     return true;
 }
 
-/* Culls from the eye and rebuilds the renderer, recording its upload into
- * cmd, when the visible set changed. */
+/* Culls from the eye; when the visible set changed, records the instance
+ * update into cmd (the first frame of a scene uploads it whole). */
 static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
     bool changed = false;
     if (!a->cull && !a->cull_changed && a->renderer) return VXR_OK;
@@ -585,12 +593,10 @@ static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
     if (r != VXR_OK) return r;
     if (!changed && !a->cull_changed && a->renderer) return VXR_OK;
     a->cull_changed = false;
-    vxr_renderer *next = NULL;
-    if ((r = vxr_renderer_create(a->vk.ctx, a->scene, f->cmd, &next, err)) != VXR_OK) return r;
-    view_garbage *g = &f->garbage;
-    if (a->renderer) g->renderers[g->renderer_count++] = a->renderer;
-    g->uploads[g->upload_count++] = next;
-    a->renderer = next;
+    if (a->renderer) return vxr_renderer_update_instances(a->renderer, a->scene, f->cmd, err);
+    if ((r = vxr_renderer_create(a->vk.ctx, a->scene, f->cmd, &a->renderer, err)) != VXR_OK)
+        return r;
+    f->upload = a->renderer;
     return VXR_OK;
 }
 
@@ -947,7 +953,7 @@ int cmd_view(int argc, char **argv) {
     }
     if (a->vk.device) {
         vkDeviceWaitIdle(a->vk.device);
-        for (int i = 0; i < VIEW_FRAMES; i++) view_vk_collect(&a->vk.frames[i].garbage);
+        for (int i = 0; i < VIEW_FRAMES; i++) a->vk.frames[i].upload = NULL;
         vxr_renderer_destroy(a->renderer);
         vxr_target_destroy(a->target);
         vxr_target_destroy(a->shot);

@@ -10,22 +10,13 @@
 #include <GLFW/glfw3.h>
 #include "vxr/renderer.h"
 
-enum { VIEW_FRAMES = 2, VIEW_MAX_IMAGES = 8, VIEW_MAX_VERTICES = 128, VIEW_MAX_GARBAGE = 8 };
+enum { VIEW_FRAMES = 2, VIEW_MAX_IMAGES = 8, VIEW_MAX_VERTICES = 128 };
 
 /* One overlay vertex: eye-relative world position, RGBA8 (red low). */
 typedef struct view_vertex {
     float pos[3];
     uint32_t color;
 } view_vertex;
-
-/* Renderers and targets that a frame in flight may still read: released
- * once that frame's fence has signalled. */
-typedef struct view_garbage {
-    vxr_renderer *renderers[VIEW_MAX_GARBAGE];
-    vxr_target *targets[VIEW_MAX_GARBAGE];
-    vxr_renderer *uploads[VIEW_MAX_GARBAGE]; /* vxr_renderer_upload_done pending */
-    uint32_t renderer_count, target_count, upload_count;
-} view_garbage;
 
 typedef struct view_frame {
     VkCommandBuffer cmd;
@@ -36,9 +27,9 @@ typedef struct view_frame {
     VkDeviceMemory vertex_memory;
     view_vertex *vertex_map;
     bool submitted, timed, picked;
-    vxr_ray ray;        /* the ray picked, for vxr_pick_expand */
-    uint32_t scene_gen; /* the scene it was picked in */
-    view_garbage garbage;
+    vxr_ray ray;          /* the ray picked, for vxr_pick_expand */
+    uint32_t scene_gen;   /* the scene it was picked in */
+    vxr_renderer *upload; /* vxr_renderer_upload_done once the frame completed */
 } view_frame;
 
 typedef struct view_vk {
@@ -76,8 +67,6 @@ vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error
 /* (Re)creates the swapchain for a framebuffer of width x height (> 0),
  * after waiting for the device to go idle. */
 vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_error *err);
-/* Releases a frame's garbage (its fence has signalled, or the device is idle). */
-void view_vk_collect(view_garbage *g);
 /* Records the blit of image src (a rendered vxr_target: GENERAL, the
  * swapchain's size) into swapchain image i and the overlay over it:
  * triangles then lines from the frame's vertices [0, tri) and

@@ -512,13 +512,6 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
     return VXR_OK;
 }
 
-void view_vk_collect(view_garbage *g) {
-    for (uint32_t i = 0; i < g->upload_count; i++) vxr_renderer_upload_done(g->uploads[i]);
-    for (uint32_t i = 0; i < g->renderer_count; i++) vxr_renderer_destroy(g->renderers[i]);
-    for (uint32_t i = 0; i < g->target_count; i++) vxr_target_destroy(g->targets[i]);
-    memset(g, 0, sizeof *g);
-}
-
 void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
                             const float view_proj[16], uint32_t tri, uint32_t line) {
     VkCommandBuffer cmd = f->cmd;
@@ -584,7 +577,6 @@ uint32_t view_vk_close(view_vk *v) {
         vkDeviceWaitIdle(v->device);
         for (int i = 0; i < VIEW_FRAMES; i++) {
             view_frame *f = &v->frames[i];
-            view_vk_collect(&f->garbage);
             vxr_rays_destroy(f->rays);
             if (f->vertices) vkDestroyBuffer(v->device, f->vertices, NULL);
             if (f->vertex_memory) vkFreeMemory(v->device, f->vertex_memory, NULL);

@@ -148,6 +148,10 @@ vxr_result vxr_scene_cull(vxr_scene *scene, const float eye[3], uint32_t *visibl
  * writer: dest must hold vxr_scene_blob_size bytes. */
 size_t vxr_scene_blob_size(const vxr_scene *scene);
 void vxr_scene_write_blob(const vxr_scene *scene, void *dest);
+/* The blob's record of instance i (< instance_count) into dest: both affine
+ * transforms, world AABB, model, flags as they are now. CPU picking uses
+ * the same matrices, so that both sides agree. */
+void vxr_instance_gpu(const vxr_scene *scene, uint32_t i, vxr_gpu_instance *dest);
 
 #ifdef __cplusplus
 }

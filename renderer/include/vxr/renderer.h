@@ -123,6 +123,18 @@ typedef struct vxr_renderer vxr_renderer;
  * vxr_renderer_upload_done or destroy. */
 vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkCommandBuffer cmd,
                                vxr_renderer **dest, vxr_error *err);
+/* Records an update of the instances into cmd: the scene must be the one
+ * the renderer was created from (same models and instance count); its
+ * instances' transforms and flags (HIDDEN, and CULLED as vxr_scene_cull
+ * left them) may have changed. Rewrites the instance table and the
+ * picker's instance hierarchy in place with vkCmdUpdateBuffer, between
+ * barriers, so that work recorded earlier (in cmd or in command buffers
+ * submitted before it) reads the old instances and work recorded after it
+ * the new ones; no octree is uploaded again and no pipeline is rebuilt.
+ * Costs O(instances) on the CPU and in the command buffer.
+ * VXR_ERROR_ARGUMENT for another scene or no cmd, VXR_ERROR_MEMORY. */
+vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *scene,
+                                         VkCommandBuffer cmd, vxr_error *err);
 /* Frees staging memory; call once the upload's command buffer completed. */
 void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
