@@ -70,8 +70,10 @@ typedef struct app {
     double message_until;
 
     double title_at, window_start;
-    double frame_sum, gpu_sum;
+    double frame_sum, gpu_sum; /* since the title was last set */
     uint32_t frame_n, gpu_n;
+    double all_frame_sum, all_gpu_sum; /* the whole run after 2 frames, for --frames */
+    uint32_t all_frame_n, all_gpu_n, frame_index, gpu_index;
     double frame_ms, gpu_ms;
     double last_time;
 } app;
@@ -493,8 +495,9 @@ static void readout(const app *a, char *dest, size_t size) {
 }
 
 /* After --frames: the readout, or with --json the last pick record (as
- * `vxr pick` prints it) and a line with the scene, the window and the
- * camera (eye and target round-trip as floats). */
+ * `vxr pick` prints it) and a line with the scene, the window, the camera
+ * (eye and target round-trip as floats) and the mean frame and GPU times
+ * after the first two frames. */
 static void print_summary(const app *a) {
     if (!a->args->r.json) {
         char line[1024];
@@ -515,7 +518,9 @@ static void print_summary(const app *a) {
            "\"frame_ms\":%.3f,\"gpu_ms\":%.3f}\n",
            a->cam.width, a->cam.height, a->grid, a->visible, a->scene->instance_count,
            a->cull ? "true" : "false", (double)e[0], (double)e[1], (double)e[2], (double)t[0],
-           (double)t[1], (double)t[2], (double)a->cam.fov_deg, a->frame_ms, a->gpu_ms);
+           (double)t[1], (double)t[2], (double)a->cam.fov_deg,
+           a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
+           a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms);
 }
 
 /* --- frames ---------------------------------------------------------------------- */
@@ -536,9 +541,13 @@ static void finish_frame(app *a, view_frame *f) {
                                   VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
             uint32_t bits = v->info.timestamp_bits;
             uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-            a->gpu_sum +=
-                (double)((ts[1] - ts[0]) & mask) * (double)v->info.timestamp_period * 1e-6;
+            double ms = (double)((ts[1] - ts[0]) & mask) * (double)v->info.timestamp_period * 1e-6;
+            a->gpu_sum += ms;
             a->gpu_n++;
+            if (a->gpu_index++ >= 2) {
+                a->all_gpu_sum += ms;
+                a->all_gpu_n++;
+            }
         }
         f->timed = false;
     }
@@ -750,6 +759,10 @@ static int frame(app *a, uint64_t index, bool *shown) {
 static void update_title(app *a, double now) {
     a->frame_n++;
     a->frame_sum += now - a->last_time;
+    if (a->frame_index++ >= 2) {
+        a->all_frame_sum += now - a->last_time;
+        a->all_frame_n++;
+    }
     a->last_time = now;
     if (now < a->title_at) return;
     a->title_at = now + 0.25;
