@@ -962,6 +962,7 @@ int cmd_view(int argc, char **argv) {
         glfwSetDropCallback(a->window, on_drop);
         glfwSetFramebufferSizeCallback(a->window, on_resize);
         a->swapchain_dirty = true;
+        if (!va.frames && isatty(STDOUT_FILENO)) fputs(keys_help, stdout);
         status = run(a);
     }
     if (a->vk.device) {
