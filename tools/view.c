@@ -826,6 +826,11 @@ static int run(app *a) {
         }
         if (last) break;
     }
+    if (va->frames && shown_frames < va->frames - 1) {
+        fprintf(stderr, "vxr: view: the window was closed after %ld of %ld frames\n", shown_frames,
+                va->frames);
+        return EXIT_INPUT;
+    }
     /* the picks of the frames still in flight, oldest first */
     vkDeviceWaitIdle(a->vk.device);
     for (uint64_t i = 0; i < VIEW_FRAMES; i++)
