@@ -60,6 +60,15 @@ static vxr_result upload(vxr_renderer *r, uint32_t b, const void *data, uint64_t
     return upload_cap(r, b, data, bytes, bytes, cmd, err);
 }
 
+/* The picker's instance hierarchy into *dest, and what the shader needs
+ * of it besides the buffers: its node count and the grid pads. */
+static void take_hierarchy(vxr_renderer *r, const vxr_picker *picker, vxr_bvh *dest) {
+    vxr_picker_bvh(picker, dest);
+    r->bvh_nodes = dest->node_count;
+    for (uint32_t level = 0; level < 21; level++)
+        r->grid_pad[level] = vxr_picker_grid_pad(picker, 1u << level);
+}
+
 /* Uploads count elements of elem bytes split into chunks of 2^shift, to
  * bindings first .. first + chunks - 1. */
 static vxr_result upload_split(vxr_renderer *r, uint32_t first, const uint8_t *data, uint64_t count,
@@ -168,10 +177,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     vxr_blob_header h;
     memcpy(&h, blob, sizeof h);
     vxr_bvh bvh;
-    vxr_picker_bvh(picker, &bvh);
-    r->bvh_nodes = bvh.node_count;
-    for (uint32_t level = 0; level < 21; level++)
-        r->grid_pad[level] = vxr_picker_grid_pad(picker, 1u << level);
+    take_hierarchy(r, picker, &bvh);
     uint64_t attr_bytes = 0;
     for (uint32_t i = 0; i < s->model_count; i++)
         attr_bytes += (uint64_t)s->models[i].voxel_count * s->attr_size;
@@ -306,7 +312,7 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     }
     for (uint32_t i = 0; i < s->instance_count; i++) vxr_instance_gpu(s, i, &inst[i]);
     vxr_bvh bvh;
-    vxr_picker_bvh(picker, &bvh);
+    take_hierarchy(r, picker, &bvh);
     /* earlier reads of these buffers (frames already recorded or
      * submitted) before the writes; the writes before later reads */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -322,9 +328,6 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
     c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    r->bvh_nodes = bvh.node_count;
-    for (uint32_t level = 0; level < 21; level++)
-        r->grid_pad[level] = vxr_picker_grid_pad(picker, 1u << level);
     vxr_picker_destroy(picker);
     free(inst);
     return VXR_OK;

@@ -40,6 +40,10 @@ int bench_render(int argc, char **argv);
 int cmd_pickcheck(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
+/* Prints s as the body of a JSON string (quotes and backslashes escaped,
+ * control characters dropped), without the surrounding quotes. */
+void cli_print_json_string(FILE *out, const char *s);
+
 struct vxr_pick;
 /* Prints one pick record as a JSON line (DESIGN.md §5). */
 void cli_print_pick(FILE *out, const struct vxr_pick *p);

@@ -314,10 +314,7 @@ int bench_render(int argc, char **argv) {
             printf("{\"width\":%u,\"height\":%u,\"ms\":%.3f,\"mrays_s\":%.3f,\"upload_ms\":%.3f,"
                    "\"update_ms\":%.3f,\"device\":\"",
                    a.cam.width, a.cam.height, median, mrays, upload_ms, update_ms[2]);
-            for (const char *c = gpu.info.device_name; *c; c++) {
-                if (*c == '"' || *c == '\\') putchar('\\');
-                if ((unsigned char)*c >= 0x20) putchar(*c);
-            }
+            cli_print_json_string(stdout, gpu.info.device_name);
             printf("\"}\n");
         } else {
             printf("%s: %ux%u on %s\n  %.3f ms per frame (median of %d, GPU timestamps), "

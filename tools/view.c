@@ -42,11 +42,9 @@ typedef struct app {
     vxr_scene *scene;
     char scene_name[512];
     uint32_t scene_gen;
-    float scene_diag;
     vxr_renderer *renderer;
     vxr_target *target, *shot; /* shot: with readback, for screenshots */
     bool swapchain_dirty;
-    int fb_w, fb_h; /* the framebuffer size the swapchain was made for */
 
     vxr_camera cam;                    /* eye, target, fov; derived per frame */
     float home_eye[3], home_target[3]; /* R */
@@ -54,7 +52,6 @@ typedef struct app {
     float fly_speed; /* world units per second */
     int drag;        /* 0, 1 orbit, 2 pan */
     double last_x, last_y;
-    bool hover;
 
     uint32_t grid;
     bool cull, cull_changed;
@@ -69,7 +66,7 @@ typedef struct app {
     char message[600];
     double message_until;
 
-    double title_at, window_start;
+    double title_at;
     double frame_sum, gpu_sum; /* since the title was last set */
     uint32_t frame_n, gpu_n;
     double all_frame_sum, all_gpu_sum; /* the whole run after 2 frames, for --frames */
@@ -130,7 +127,7 @@ static void cam_move(app *a, const float by[3]) {
 static void cam_pan(app *a, double dx, double dy) {
     float d[3];
     sub3(a->cam.target, a->cam.eye, d);
-    float px = 2.0f * len3(d) * a->cam.tan_half_fov / (float)(a->fb_h > 0 ? a->fb_h : 1);
+    float px = 2.0f * len3(d) * a->cam.tan_half_fov / (float)(a->cam.height ? a->cam.height : 1);
     float by[3];
     for (int k = 0; k < 3; k++)
         by[k] = px * (-(float)dx * a->cam.right[k] + (float)dy * a->cam.up[k]);
@@ -138,10 +135,11 @@ static void cam_pan(app *a, double dx, double dy) {
 }
 
 static void cam_zoom(app *a, double steps) {
-    float yaw, pitch, dist, d[3];
-    cam_angles(&a->cam, &yaw, &pitch, &dist);
-    float nd = fmaxf(dist * powf(0.85f, (float)steps), 0.05f);
+    float d[3];
     sub3(a->cam.target, a->cam.eye, d);
+    float dist = len3(d);
+    if (dist == 0.0f) return;
+    float nd = fmaxf(dist * powf(0.85f, (float)steps), 0.05f);
     for (int k = 0; k < 3; k++) a->cam.eye[k] = a->cam.target[k] - d[k] * (nd / dist);
 }
 
@@ -198,15 +196,9 @@ static void fly_keys(app *a, float dt) {
     float rise = (float)(glfwGetKey(w, GLFW_KEY_E) == GLFW_PRESS) -
                  (float)(glfwGetKey(w, GLFW_KEY_Q) == GLFW_PRESS);
     if (fwd == 0.0f && side == 0.0f && rise == 0.0f) return;
-    float f[3], by[3];
-    sub3(a->cam.target, a->cam.eye, f);
-    float n = len3(f);
-    /* the right vector of DESIGN.md §2: normalize(cross(f, +Z)) */
-    float r[3] = {f[1], -f[0], 0.0f};
-    float rn = len3(r);
-    for (int k = 0; k < 3; k++) {
-        by[k] = speed * (fwd * f[k] / n + (rn > 0 ? side * r[k] / rn : 0.0f));
-    }
+    /* the axes of the last vxr_camera_setup (DESIGN.md §2), unit length */
+    float by[3];
+    for (int k = 0; k < 3; k++) by[k] = speed * (fwd * a->cam.forward[k] + side * a->cam.right[k]);
     by[2] += speed * rise;
     cam_move(a, by);
 }
@@ -294,11 +286,6 @@ static void on_scroll(GLFWwindow *w, double dx, double dy) {
         cam_zoom(a, dy);
 }
 
-static void on_enter(GLFWwindow *w, int entered) {
-    app *a = glfwGetWindowUserPointer(w);
-    a->hover = entered != 0;
-}
-
 static void on_drop(GLFWwindow *w, int count, const char **paths) {
     app *a = glfwGetWindowUserPointer(w);
     if (count > 0) snprintf(a->drop, sizeof a->drop, "%s", paths[0]);
@@ -330,8 +317,7 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
         float e = (float)(st.aabb_max[k] - st.aabb_min[k]);
         d2 += e * e;
     }
-    a->scene_diag = d2 > 0 ? sqrtf(d2) : 1.0f;
-    a->fly_speed = 0.25f * a->scene_diag;
+    a->fly_speed = 0.25f * (d2 > 0 ? sqrtf(d2) : 1.0f);
     if (va && va->r.have_eye) {
         memcpy(a->home_eye, va->r.cam.eye, sizeof a->home_eye);
         memcpy(a->home_target, va->r.cam.target, sizeof a->home_target);
@@ -508,11 +494,7 @@ static void print_summary(const app *a) {
     cli_print_pick(stdout, &a->pick);
     const float *e = a->cam.eye, *t = a->cam.target;
     printf("{\"scene\":\"");
-    for (const char *c = a->scene_name; *c; c++)
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if ((unsigned char)*c >= 0x20)
-            putchar(*c);
+    cli_print_json_string(stdout, a->scene_name);
     printf("\",\"width\":%u,\"height\":%u,\"grid\":%u,\"visible\":%u,\"instances\":%u,"
            "\"cull\":%s,\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,"
            "\"frame_ms\":%.3f,\"gpu_ms\":%.3f}\n",
@@ -577,9 +559,8 @@ static bool pick_pixel(const app *a, uint32_t w, uint32_t h, uint32_t dest[2]) {
         dest[1] = a->args->cursor[1];
         return dest[0] < w && dest[1] < h;
     }
-    /* the cursor position, not enter events: a window opened under the
-     * pointer gets none */
-    if (!a->hover && !glfwGetWindowAttrib(a->window, GLFW_HOVERED)) return false;
+    /* not enter events: a window opened under the pointer gets none */
+    if (!glfwGetWindowAttrib(a->window, GLFW_HOVERED)) return false;
     double x, y;
     int ww, wh;
     glfwGetCursorPos(a->window, &x, &y);
@@ -635,14 +616,12 @@ static int frame(app *a, uint64_t index, bool *shown) {
     vxr_error err = {{0}};
     vxr_result r;
     *shown = false;
-    if (a->swapchain_dirty || a->fb_w != (int)v->extent.width || a->fb_h != (int)v->extent.height) {
+    if (a->swapchain_dirty) {
         int w, h;
         glfwGetFramebufferSize(a->window, &w, &h);
         if (w <= 0 || h <= 0) return EXIT_OK;
         if ((r = view_vk_swapchain(v, (uint32_t)w, (uint32_t)h, &err)) != VXR_OK)
             return gpu_fail("view", r, &err);
-        a->fb_w = (int)v->extent.width;
-        a->fb_h = (int)v->extent.height;
         a->swapchain_dirty = false;
         for (int i = 0; i < VIEW_FRAMES; i++) finish_frame(a, &v->frames[i]); /* device idle */
         vxr_target_destroy(a->target);
@@ -963,7 +942,6 @@ int cmd_view(int argc, char **argv) {
         glfwSetMouseButtonCallback(a->window, on_button);
         glfwSetCursorPosCallback(a->window, on_cursor);
         glfwSetScrollCallback(a->window, on_scroll);
-        glfwSetCursorEnterCallback(a->window, on_enter);
         glfwSetDropCallback(a->window, on_drop);
         glfwSetFramebufferSizeCallback(a->window, on_resize);
         a->swapchain_dirty = true;

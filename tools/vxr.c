@@ -34,6 +34,13 @@ static const char usage_text[] =
     "                               --frames: render N frames, save the last, exit\n"
     "SCENE is a .vox, .vl32 or .vxo file, or @demo, @menger:L, @terrain:N, @world:K.\n";
 
+void cli_print_json_string(FILE *out, const char *s) {
+    for (const char *c = s; *c; c++) {
+        if (*c == '"' || *c == '\\') fputc('\\', out);
+        if ((unsigned char)*c >= 0x20) fputc(*c, out);
+    }
+}
+
 int cli_fail(const char *what, vxr_result r, const vxr_error *err) {
     fprintf(stderr, "vxr: %s: %s\n", what,
             err && err->message[0] ? err->message : vxr_result_string(r));
@@ -158,10 +165,7 @@ static int cmd_info(int argc, char **argv) {
     double bpv = s.model_voxels ? (double)s.bytes / (double)s.model_voxels : 0.0;
     if (json) {
         printf("{\"scene\":\"");
-        for (const char *c = path; *c; c++) {
-            if (*c == '"' || *c == '\\') putchar('\\');
-            if ((unsigned char)*c >= 0x20) putchar(*c);
-        }
+        cli_print_json_string(stdout, path);
         printf("\",\"models\":%u,\"instances\":%u,\"instanced_voxels\":%llu,"
                "\"aabb_min\":[%lld,%lld,%lld],\"aabb_max\":[%lld,%lld,%lld],\"nodes\":%llu,"
                "\"bricks\":%llu,\"model_voxels\":%llu,\"bytes\":%llu,\"bytes_per_voxel\":%.4f,"
