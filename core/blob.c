@@ -2,6 +2,7 @@
  * of pointers (shaders/vxr_layout.h). */
 #include <string.h>
 #include "internal.h"
+#include "vxr/blob.h"
 
 typedef struct blob_plan {
     size_t models, instances, palette, nodes, brick_attr, attrs, end;
@@ -34,28 +35,6 @@ size_t vxr_scene_blob_size(const vxr_scene *s) {
     return p.end;
 }
 
-void vxr_instance_gpu(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g) {
-    const vxr_instance *in = &s->instances[i];
-    const vxr_transform *t = &in->transform;
-    memset(g, 0, sizeof *g);
-    /* local = R^T (world - t) / s: the inverse of world = R (s local) + t. */
-    for (int r = 0; r < 3; r++) {
-        float off = 0;
-        for (int k = 0; k < 3; k++) {
-            g->local_to_world[4 * r + k] = t->rotation[3 * r + k] * t->scale;
-            g->world_to_local[4 * r + k] = t->rotation[3 * k + r] / t->scale;
-            off -= t->rotation[3 * k + r] * t->translation[k];
-        }
-        g->local_to_world[4 * r + 3] = t->translation[r];
-        g->world_to_local[4 * r + 3] = off / t->scale;
-    }
-    vxr_instance_world_bounds(s, i, g->aabb_min, g->aabb_max);
-    g->model = in->model;
-    g->flags = in->flags;
-    g->scale = t->scale;
-    g->view_distance = in->view_distance;
-}
-
 void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
     blob_plan p;
     plan(s, &p);
@@ -69,7 +48,7 @@ void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
     h.instance_count = s->instance_count;
     h.node_count = (uint32_t)p.node_count;
     h.brick_count = (uint32_t)p.brick_count;
-    h.attr_bytes = s->attr_size;
+    h.attr_size = s->attr_size;
     h.palette_count = VXR_PALETTE_SIZE;
     h.models_offset = (uint32_t)p.models;
     h.instances_offset = (uint32_t)p.instances;

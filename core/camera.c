@@ -1,9 +1,10 @@
 /* The camera of DESIGN.md §2. Compiled like the rest of core/ with
- * -ffp-contract=off: the shader repeats vxr_camera_ray operation by operation. */
+ * -ffp-contract=off: a pixel's ray comes from shaders/vxr_trace.h, as on the GPU. */
 #include <math.h>
 #include <string.h>
 #include "internal.h"
 #include "vxr/camera.h"
+#include "vxr_trace.h"
 
 static void normalize3(float v[3]) {
     float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -43,13 +44,9 @@ vxr_result vxr_camera_setup(vxr_camera *c) {
 }
 
 void vxr_camera_ray(const vxr_camera *c, uint32_t i, uint32_t j, vxr_ray *dest) {
-    float x = (2.0f * ((float)i + 0.5f) / (float)c->width - 1.0f) * c->tan_half_fov * c->aspect;
-    float y = (1.0f - 2.0f * ((float)j + 0.5f) / (float)c->height) * c->tan_half_fov;
-    float d[3];
-    for (int k = 0; k < 3; k++) d[k] = c->forward[k] + x * c->right[k] + y * c->up[k];
-    normalize3(d);
+    vxr_camera_dir(c->forward, c->right, c->up, c->tan_half_fov, c->aspect, i, j, c->width,
+                   c->height, dest->dir);
     memcpy(dest->origin, c->eye, sizeof dest->origin);
-    memcpy(dest->dir, d, sizeof d);
 }
 
 void vxr_camera_orbit(const vxr_scene *s, float angle, float elevation, float distance,

@@ -1,42 +1,43 @@
-/* View-distance culling of a scene's instances through the sphere tree. */
+/* View-distance culling (vxr/cull.h) through the sphere tree. */
+#include "vxr/cull.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "vxr/spheres.h"
 
-struct vxr_scene_cull {
+struct vxr_culler {
     vxr_spheres *tree; /* one sphere per non-hidden instance of finite view distance */
     uint32_t *visible; /* those of them not culled now */
     uint32_t n_visible;
     uint32_t *scratch; /* the next visible list */
-    uint32_t finite;   /* spheres in the tree */
-    uint32_t always;   /* non-hidden instances of infinite view distance */
-    bool active;       /* flags reflect a cull (false: culling off) */
+    uint32_t instances;
+    uint32_t finite; /* spheres in the tree */
+    uint32_t always; /* non-hidden instances of infinite view distance */
+    bool active;     /* flags reflect a cull (false: culling off) */
 };
 
-void vxr_scene_cull_free(vxr_scene *s) {
-    if (!s->cull) return;
-    vxr_spheres_destroy(s->cull->tree);
-    free(s->cull->visible);
-    free(s->cull->scratch);
-    free(s->cull);
-    s->cull = NULL;
+void vxr_culler_destroy(vxr_culler *c) {
+    if (!c) return;
+    vxr_spheres_destroy(c->tree);
+    free(c->visible);
+    free(c->scratch);
+    free(c);
 }
 
 static bool culls(const vxr_instance *in) {
     return !(in->flags & VXR_INSTANCE_HIDDEN) && isfinite(in->view_distance);
 }
 
-static vxr_result cull_init(vxr_scene *s) {
-    struct vxr_scene_cull *c = calloc(1, sizeof *c);
+vxr_result vxr_culler_create(const vxr_scene *s, vxr_culler **dest) {
+    *dest = NULL;
+    vxr_culler *c = calloc(1, sizeof *c);
     if (!c) return VXR_ERROR_MEMORY;
-    s->cull = c;
     size_t n = s->instance_count ? s->instance_count : 1;
+    c->instances = s->instance_count;
     c->visible = malloc(n * sizeof *c->visible);
     c->scratch = malloc(n * sizeof *c->scratch);
     if (!c->visible || !c->scratch || vxr_spheres_create(&c->tree) != VXR_OK) {
-        vxr_scene_cull_free(s);
+        vxr_culler_destroy(c);
         return VXR_ERROR_MEMORY;
     }
     for (uint32_t i = 0; i < s->instance_count; i++) {
@@ -52,16 +53,17 @@ static vxr_result cull_init(vxr_scene *s) {
         uint32_t h;
         vxr_result r = vxr_spheres_insert(c->tree, centre, in->view_distance, i, &h);
         if (r != VXR_OK) {
-            vxr_scene_cull_free(s);
+            vxr_culler_destroy(c);
             return r;
         }
         c->finite++;
     }
+    *dest = c;
     return VXR_OK;
 }
 
 typedef struct gather {
-    struct vxr_scene_cull *c;
+    vxr_culler *c;
     const vxr_instance *instances;
     uint32_t n, kept; /* kept: already visible before this call */
 } gather;
@@ -73,14 +75,11 @@ static void gather_one(void *ctx, uint32_t handle, uint64_t user) {
     g->kept += !(g->instances[user].flags & VXR_INSTANCE_CULLED);
 }
 
-vxr_result vxr_scene_cull(vxr_scene *s, const float eye[3], uint32_t *visible, bool *changed) {
-    if (eye && !(isfinite(eye[0]) && isfinite(eye[1]) && isfinite(eye[2])))
+vxr_result vxr_culler_update(vxr_culler *c, vxr_scene *s, const float eye[3], uint32_t *visible,
+                             bool *changed) {
+    if ((eye && !(isfinite(eye[0]) && isfinite(eye[1]) && isfinite(eye[2]))) ||
+        s->instance_count != c->instances)
         return VXR_ERROR_ARGUMENT;
-    if (!s->cull) {
-        vxr_result r = cull_init(s);
-        if (r != VXR_OK) return r;
-    }
-    struct vxr_scene_cull *c = s->cull;
     if (!eye) {
         bool was = c->active && c->n_visible != c->finite;
         for (uint32_t i = 0; i < s->instance_count; i++)

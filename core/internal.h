@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include "vxr/scene.h"
+#include "vxr/formats.h"
 
 /* Formats a one-line reason into err (may be NULL) and returns r. */
 static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt, ...)
@@ -59,9 +59,6 @@ vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t at
  * transform, scale > 0, view distance >= 0 (INFINITY allowed). */
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err);
-
-/* Frees the scene's culling state (vxr_scene_cull); NULL state is fine. */
-void vxr_scene_cull_free(vxr_scene *s);
 
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {

@@ -1,39 +1,44 @@
-/* CPU picking (DESIGN.md §3): a bounding volume hierarchy over the visible
- * instances' world AABBs, then, per instance, a front-to-back parametric
- * octree traversal in model space (Revelles et al. 2000, "An efficient
- * parametric algorithm for octree traversal"; Laine and Karras 2010). The
- * first solid cell met is the instance's hit; instances are visited nearest
- * box first and skipped once their box starts beyond the best hit.
+/* CPU picking (DESIGN.md §3): the instance hierarchy of vxr/bvh.h, then,
+ * per instance, a front-to-back parametric octree traversal in model space
+ * (Revelles et al. 2000, "An efficient parametric algorithm for octree
+ * traversal"; Laine and Karras 2010). The first solid cell met is the
+ * instance's hit; instances are visited nearest box first and skipped once
+ * their box starts beyond the best hit.
  *
- * Every slab parameter is (plane - origin) / dir in float with integer
- * planes, so a plane shared by a parent and a child gives the same t on both
- * and the GPU can repeat each operation exactly. */
+ * Every float comes from shaders/vxr_trace.h, which the GPU's trace.comp
+ * includes too: the two sides compute the same operations by construction. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "vxr/bvh.h"
 #include "vxr/pick.h"
+#include "vxr_trace.h"
 
-const uint8_t vxr_face_corners[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 4, 5},
-                                        {2, 3, 6, 7}, {1, 3, 5, 7}, {0, 2, 4, 6}};
-const uint8_t vxr_face_edges[6][4] = {{1, 2, 4, 11}, {5, 7, 8, 10}, {0, 2, 5, 9},
-                                      {3, 6, 8, 11}, {4, 6, 7, 9},  {0, 1, 3, 10}};
-const uint8_t vxr_edge_corners[12][2] = {{0, 4}, {0, 2}, {0, 1}, {2, 6}, {1, 3}, {4, 5},
-                                         {3, 7}, {5, 7}, {6, 7}, {1, 5}, {4, 6}, {2, 3}};
-
-/* leaf: items[first..first+count); inner (count 0): children first, first+1.
- * The GPU layout as it is, so that the renderer uploads this very hierarchy. */
-typedef vxr_gpu_bvh_node bvh_node;
+#define FACE_CORNERS(f)                                                                            \
+    { VXR_FACE_CORNER(f, 0), VXR_FACE_CORNER(f, 1), VXR_FACE_CORNER(f, 2), VXR_FACE_CORNER(f, 3) }
+#define FACE_EDGES(f)                                                                              \
+    { VXR_FACE_EDGE(f, 0), VXR_FACE_EDGE(f, 1), VXR_FACE_EDGE(f, 2), VXR_FACE_EDGE(f, 3) }
+#define EDGE_CORNERS(e)                                                                            \
+    { VXR_EDGE_CORNER(e, 0), VXR_EDGE_CORNER(e, 1) }
+const uint8_t vxr_face_corners[6][4] = {FACE_CORNERS(0u), FACE_CORNERS(1u), FACE_CORNERS(2u),
+                                        FACE_CORNERS(3u), FACE_CORNERS(4u), FACE_CORNERS(5u)};
+const uint8_t vxr_face_edges[6][4] = {FACE_EDGES(0u), FACE_EDGES(1u), FACE_EDGES(2u),
+                                      FACE_EDGES(3u), FACE_EDGES(4u), FACE_EDGES(5u)};
+const uint8_t vxr_edge_corners[12][2] = {EDGE_CORNERS(0u), EDGE_CORNERS(1u),  EDGE_CORNERS(2u),
+                                         EDGE_CORNERS(3u), EDGE_CORNERS(4u),  EDGE_CORNERS(5u),
+                                         EDGE_CORNERS(6u), EDGE_CORNERS(7u),  EDGE_CORNERS(8u),
+                                         EDGE_CORNERS(9u), EDGE_CORNERS(10u), EDGE_CORNERS(11u)};
 
 struct vxr_picker {
     const vxr_scene *scene;
-    vxr_gpu_instance *inst; /* per scene instance */
-    float *sphere;          /* per scene instance: centre xyz, radius */
-    uint32_t *items;        /* visible instance ids, BVH order */
-    uint32_t n_items;
-    bvh_node *nodes;
-    uint32_t n_nodes;
-    float max_scale; /* over visible instances */
+    vxr_gpu_instance *records; /* per scene instance */
+    vxr_bvh bvh;
+    /* the seed's loop: every visible instance (duplicates too) and its
+     * bounding sphere, centre xyz and radius, per scene instance */
+    uint32_t *visible;
+    uint32_t n_visible;
+    float *sphere;
 };
 
 /* A hit inside one octree, in model space. */
@@ -53,37 +58,6 @@ typedef struct trace {
     cell_hit hit;
 } trace;
 
-static float plane_t(float plane, float o, float d) {
-    return (plane - o) / d;
-}
-
-/* Slab entry/exit of the cube [lo, lo + s)^3; returns 0 when the ray's
- * points never lie in it. The entry axis is the lowest axis attaining the
- * maximum; -1 when every axis is parallel. */
-static int cube_slabs(const trace *c, const int32_t lo[3], int32_t s, float *tenter, float *texit,
-                      int *axis) {
-    float a = -INFINITY, b = INFINITY;
-    int ax = -1;
-    for (int k = 0; k < 3; k++) {
-        float p0 = (float)lo[k], p1 = (float)(lo[k] + s);
-        if (c->d[k] == 0.0f) {
-            if (!(p0 <= c->o[k] && c->o[k] < p1)) return 0;
-            continue;
-        }
-        float ak = plane_t(c->d[k] > 0.0f ? p0 : p1, c->o[k], c->d[k]);
-        float bk = plane_t(c->d[k] > 0.0f ? p1 : p0, c->o[k], c->d[k]);
-        if (ak > a) {
-            a = ak;
-            ax = k;
-        }
-        if (bk < b) b = bk;
-    }
-    *tenter = a;
-    *texit = b;
-    *axis = ax;
-    return 1;
-}
-
 /* Node view: level >= 3 interior (index into nodes), level 2 a brick,
  * level 1 a byte of a brick, level 0 a voxel. */
 typedef struct nref {
@@ -91,20 +65,11 @@ typedef struct nref {
     uint32_t octant; /* level 1: the octant inside the brick */
 } nref;
 
-static uint64_t brick_bits(const vxr_octree *m, uint32_t index) {
-    return (uint64_t)m->nodes[index].b << 32 | m->nodes[index].a;
-}
-
 static uint32_t child_mask(const vxr_octree *m, uint32_t level, nref n) {
-    if (level > VXR_BRICK_LEVEL) return m->nodes[n.index].a;
-    uint64_t bits = brick_bits(m, n.index);
-    if (level == VXR_BRICK_LEVEL) {
-        uint32_t mask = 0;
-        for (uint32_t o = 0; o < 8; o++)
-            if ((bits >> (8 * o)) & 255) mask |= 1u << o;
-        return mask;
-    }
-    return (uint32_t)(bits >> (8 * n.octant)) & 255;
+    const vxr_node *nd = &m->nodes[n.index];
+    if (level > VXR_BRICK_LEVEL) return nd->a;
+    if (level == VXR_BRICK_LEVEL) return vxr_brick_children(nd->a, nd->b);
+    return vxr_brick_octant(nd->a, nd->b, n.octant);
 }
 
 static nref child_ref(const vxr_octree *m, uint32_t level, nref n, uint32_t o) {
@@ -117,7 +82,7 @@ static nref child_ref(const vxr_octree *m, uint32_t level, nref n, uint32_t o) {
 }
 
 static uint32_t read_attr(const vxr_octree *m, uint32_t brick, uint32_t bit) {
-    uint64_t bits = brick_bits(m, brick);
+    uint64_t bits = (uint64_t)m->nodes[brick].b << 32 | m->nodes[brick].a;
     uint32_t i = m->brick_attr[brick - (m->node_count - m->brick_count)] +
                  (uint32_t)vxr_popcount64(bits & ((1ull << bit) - 1));
     if (m->attr_size == 1) return m->attrs[i];
@@ -142,16 +107,14 @@ static uint32_t first_attr(const vxr_octree *m, uint32_t level, nref n, uint32_t
 
 static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t voxel_octant) {
     const int32_t s = 1 << level;
-    float tenter, texit;
-    int axis;
-    if (!cube_slabs(c, lo, s, &tenter, &texit, &axis)) return 0;
-    float t0 = tenter > 0.0f ? tenter : 0.0f;
-    if (!(t0 < texit) || t0 > c->tmax) return 0;
+    const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, s);
+    const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
+    if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
     if (level == c->grid_level) {
         c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
                             level,
                             t0,
-                            tenter < 0.0f ? -1 : axis,
+                            sl.tenter < 0.0f ? -1 : sl.axis,
                             level == 0 ? read_attr(c->m, n.index, n.octant * 8 + voxel_octant)
                                        : first_attr(c->m, level, n, 0)};
         return 1;
@@ -159,27 +122,11 @@ static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t
     const uint32_t mask = child_mask(c->m, level, n);
     const int32_t half = s >> 1;
     float tm[3];
-    int live[3]; /* the ray still has to cross this axis' mid plane */
-    uint32_t child = 0;
-    for (int k = 0; k < 3; k++) {
-        float mid = (float)(lo[k] + half);
-        int upper;
-        live[k] = 0;
-        tm[k] = 0.0f;
-        if (c->d[k] == 0.0f) {
-            upper = c->o[k] >= mid;
-        } else {
-            tm[k] = plane_t(mid, c->o[k], c->d[k]);
-            int crossed = tm[k] <= t0;
-            upper = c->d[k] > 0.0f ? crossed : !crossed;
-            live[k] = !crossed;
-        }
-        child |= (uint32_t)upper << (2 - k);
-    }
+    vxr_mid_planes(c->o, c->d, lo, half, tm);
+    uint32_t state = vxr_enter_child(c->o, c->d, lo, half, t0, tm);
     for (;;) {
-        float tnext = texit;
-        for (int k = 0; k < 3; k++)
-            if (live[k] && tm[k] < tnext) tnext = tm[k];
+        const uint32_t child = state & 7;
+        const float tnext = vxr_next_crossing(tm, state, sl.texit);
         if (mask & (1u << child)) {
             const int32_t clo[3] = {lo[0] + ((child >> 2) & 1 ? half : 0),
                                     lo[1] + ((child >> 1) & 1 ? half : 0),
@@ -190,12 +137,8 @@ static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t
                 return 1;
             }
         }
-        if (!(tnext < texit) || tnext > c->tmax) return 0;
-        for (int k = 0; k < 3; k++)
-            if (live[k] && tm[k] == tnext) {
-                live[k] = 0;
-                child ^= 1u << (2 - k);
-            }
+        if (!(tnext < sl.texit) || tnext > c->tmax) return 0;
+        state = vxr_cross(tm, state, tnext);
     }
 }
 
@@ -215,16 +158,14 @@ static int trace_large_grid(trace *c) {
             int32_t at = m->origin[k] + (centred && ((o >> (2 - k)) & 1) ? half : 0);
             lo[k] = at & ~(n - 1);
         }
-        float tenter, texit;
-        int axis;
-        if (!cube_slabs(c, lo, n, &tenter, &texit, &axis)) continue;
-        float t0 = tenter > 0.0f ? tenter : 0.0f;
-        if (!(t0 < texit) || t0 > c->tmax) continue;
+        const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, n);
+        const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
+        if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) continue;
         if (found && !(t0 < c->hit.t)) continue;
         uint32_t attr = centred ? first_attr(m, m->depth - 1, child_ref(m, m->depth, root, o), 0)
                                 : first_attr(m, m->depth, root, 0);
-        c->hit =
-            (cell_hit){{lo[0], lo[1], lo[2]}, c->grid_level, t0, tenter < 0.0f ? -1 : axis, attr};
+        c->hit = (cell_hit){
+            {lo[0], lo[1], lo[2]}, c->grid_level, t0, sl.tenter < 0.0f ? -1 : sl.axis, attr};
         found = 1;
     }
     return found;
@@ -238,25 +179,15 @@ static int trace_octree(trace *c) {
     return visit(c, m->depth, root, m->origin, 0);
 }
 
-static void affine_point(const float *m, const float p[3], float dest[3]) {
-    for (int r = 0; r < 3; r++)
-        dest[r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
-}
-
-static void affine_dir(const float *m, const float v[3], float dest[3]) {
-    for (int r = 0; r < 3; r++)
-        dest[r] = m[4 * r] * v[0] + m[4 * r + 1] * v[1] + m[4 * r + 2] * v[2];
-}
-
 /* Traces one instance; on a hit nearer than *best (ties: lower instance)
  * fills *best and returns 1. */
 static int trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, uint32_t grid_level,
                           float *best_t, uint32_t *best_i, cell_hit *best) {
-    const vxr_gpu_instance *g = &p->inst[i];
+    const vxr_gpu_instance *g = &p->records[i];
     trace c;
     c.m = &p->scene->models[g->model];
-    affine_point(g->world_to_local, ray->origin, c.o);
-    affine_dir(g->world_to_local, ray->dir, c.d);
+    vxr_affine_point(g->world_to_local, ray->origin, c.o);
+    vxr_affine_dir(g->world_to_local, ray->dir, c.d);
     c.grid_level = grid_level;
     c.tmax = *best_t;
     if (!trace_octree(&c)) return 0;
@@ -273,57 +204,8 @@ static int8_t id8(uint32_t shape, int shift) {
 
 /* The corners of the cube [lo, lo + n)^3, corner c at bit 2 - k of axis k. */
 static void cube_corners(const int32_t lo[3], float n, float dest[8][3]) {
-    for (int corner = 0; corner < 8; corner++)
-        for (int k = 0; k < 3; k++)
-            dest[corner][k] = (float)lo[k] + ((corner >> (2 - k)) & 1 ? n : 0.0f);
-}
-
-/* The model-space part of a pick, the part the GPU computes per pixel too
- * (shaders/trace.comp, pick_record): entry face from the entry axis, then
- * the nearest corner and edge to lorig + t * ldir on that face, ties to the
- * lower id. */
-static void pick_record(const float lorig[3], const float ldir[3], uint32_t i, const cell_hit *h,
-                        uint32_t color, vxr_gpu_pick *rec) {
-    int face = -1, best_corner = -1, best_edge = -1;
-    if (h->axis >= 0) {
-        static const int face_of[3][2] = {{0, 1}, {2, 3}, {5, 4}};
-        const int ax = h->axis, neg = ldir[ax] < 0.0f;
-        float lpoint[3], cp[8][3];
-        for (int k = 0; k < 3; k++) lpoint[k] = lorig[k] + h->t * ldir[k];
-        face = face_of[ax][neg];
-        cube_corners(h->lo, (float)(1u << h->level), cp);
-        float bestd = INFINITY;
-        for (int j = 0; j < 4; j++) {
-            int corner = vxr_face_corners[face][j];
-            float d = 0;
-            for (int k = 0; k < 3; k++)
-                d += (lpoint[k] - cp[corner][k]) * (lpoint[k] - cp[corner][k]);
-            if (d < bestd) {
-                bestd = d;
-                best_corner = corner;
-            }
-        }
-        bestd = INFINITY;
-        for (int j = 0; j < 4; j++) {
-            int e = vxr_face_edges[face][j];
-            float d = 0;
-            for (int k = 0; k < 3; k++) {
-                float em = (cp[vxr_edge_corners[e][0]][k] + cp[vxr_edge_corners[e][1]][k]) * 0.5f;
-                d += (lpoint[k] - em) * (lpoint[k] - em);
-            }
-            if (d < bestd) {
-                bestd = d;
-                best_edge = e;
-            }
-        }
-    }
-    rec->instance = i;
-    memcpy(rec->voxel, h->lo, sizeof rec->voxel);
-    rec->t = h->t;
-    rec->shape = h->level | (uint32_t)(uint8_t)face << 8 | (uint32_t)(uint8_t)best_corner << 16 |
-                 (uint32_t)(uint8_t)best_edge << 24;
-    rec->color = color;
-    rec->flags = VXR_PICK_HIT;
+    for (uint32_t corner = 0; corner < 8; corner++)
+        for (int k = 0; k < 3; k++) dest[corner][k] = vxr_corner_at(lo, n, corner, k);
 }
 
 /* The world-space part of a pick from its record: one code path for CPU
@@ -343,7 +225,7 @@ static void expand_pick(const vxr_gpu_instance *g, const float R[9], const vxr_r
     }
     for (int corner = 0; corner < 8; corner++) {
         float wp[3];
-        affine_point(g->local_to_world, cp[corner], wp);
+        vxr_affine_point(g->local_to_world, cp[corner], wp);
         for (int k = 0; k < 3; k++) {
             if (wp[k] < out->world_min[k]) out->world_min[k] = wp[k];
             if (wp[k] > out->world_max[k]) out->world_max[k] = wp[k];
@@ -365,25 +247,35 @@ static void expand_pick(const vxr_gpu_instance *g, const float R[9], const vxr_r
     for (int k = 0; k < 3; k++)
         mid[k] =
             (cp[vxr_edge_corners[out->edge][0]][k] + cp[vxr_edge_corners[out->edge][1]][k]) * 0.5f;
-    affine_point(g->local_to_world, cp[out->corner], out->corner_point);
-    affine_point(g->local_to_world, mid, out->edge_mid);
+    vxr_affine_point(g->local_to_world, cp[out->corner], out->corner_point);
+    vxr_affine_point(g->local_to_world, mid, out->edge_mid);
 }
 
+/* The pick of instance i's hit h: its record (what the GPU writes per
+ * pixel, from the same functions), then the world-space part. */
 static void fill_pick(const vxr_picker *p, const vxr_ray *ray, uint32_t i, const cell_hit *h,
                       vxr_pick *out) {
-    const vxr_gpu_instance *g = &p->inst[i];
+    const vxr_gpu_instance *g = &p->records[i];
     const vxr_scene *s = p->scene;
     float lorig[3], ldir[3];
-    affine_point(g->world_to_local, ray->origin, lorig);
-    affine_dir(g->world_to_local, ray->dir, ldir);
-    vxr_gpu_pick rec;
-    pick_record(lorig, ldir, i, h, s->attr_size == 1 ? s->palette[h->attr] : h->attr, &rec);
+    vxr_affine_point(g->world_to_local, ray->origin, lorig);
+    vxr_affine_dir(g->world_to_local, ray->dir, ldir);
+    const int face = vxr_entry_face(h->axis, h->axis < 0 ? 0.0f : ldir[h->axis]);
+    vxr_gpu_pick rec = {
+        i,
+        {h->lo[0], h->lo[1], h->lo[2]},
+        h->t,
+        vxr_pick_shape(h->level, face,
+                       vxr_nearest_corner_edge(h->lo, h->level, lorig, ldir, h->t, face)),
+        s->attr_size == 1 ? s->palette[h->attr] : h->attr,
+        VXR_PICK_HIT};
     expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
 }
 
 vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu_pick *rec,
                            vxr_pick *dest) {
     memset(dest, 0, sizeof *dest);
+    if (rec->flags & VXR_PICK_INCOMPLETE) return VXR_ERROR_LIMIT;
     if (!(rec->flags & VXR_PICK_HIT)) return VXR_OK;
     const int face = id8(rec->shape, 8), corner = id8(rec->shape, 16), edge = id8(rec->shape, 24);
     int ok = rec->instance < s->instance_count && (rec->shape & 255) <= VXR_MAX_DEPTH &&
@@ -405,55 +297,14 @@ vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu
     return VXR_OK;
 }
 
-/* How far past its voxels' box a grid cube of 2^level reaches, in world
- * units, for any instance (sqrt(3) covers any rotation). */
-static float grid_pad(const vxr_picker *p, uint32_t level) {
-    return level ? (float)(1u << level) * p->max_scale * 1.7321f : 0.0f;
-}
-
 static int grid_level(uint32_t grid, uint32_t *level) {
     if (grid <= 1) {
         *level = 0;
         return 1;
     }
-    if (grid & (grid - 1) || grid > (1u << 20)) return 0;
+    if (grid & (grid - 1) || grid > VXR_MAX_GRID) return 0;
     *level = (uint32_t)__builtin_ctz(grid);
     return 1;
-}
-
-/* Ray against a box widened by pad, closed slabs; entry t or INFINITY. */
-static float box_enter(const float lo[3], const float hi[3], float pad, const vxr_ray *r,
-                       float tmax) {
-    float a = 0.0f, b = tmax;
-    for (int k = 0; k < 3; k++) {
-        float l = lo[k] - pad, h = hi[k] + pad;
-        if (r->dir[k] == 0.0f) {
-            if (r->origin[k] < l || r->origin[k] > h) return INFINITY;
-            continue;
-        }
-        float t0 = (l - r->origin[k]) / r->dir[k], t1 = (h - r->origin[k]) / r->dir[k];
-        if (t0 > t1) {
-            float x = t0;
-            t0 = t1;
-            t1 = x;
-        }
-        if (t0 > a) a = t0;
-        if (t1 < b) b = t1;
-        if (a > b) return INFINITY;
-    }
-    return a;
-}
-
-void vxr_picker_bvh(const vxr_picker *p, vxr_bvh *dest) {
-    dest->nodes = p->nodes;
-    dest->node_count = p->n_nodes;
-    dest->items = p->items;
-    dest->item_count = p->n_items;
-}
-
-float vxr_picker_grid_pad(const vxr_picker *p, uint32_t grid) {
-    uint32_t level;
-    return grid_level(grid, &level) ? grid_pad(p, level) : 0.0f;
 }
 
 vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
@@ -463,22 +314,25 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
     float best_t = INFINITY;
     uint32_t best_i = UINT32_MAX;
     cell_hit best;
-    if (p->n_nodes == 0) return VXR_OK;
-    uint32_t stack[64];
-    int sp = 0;
+    const vxr_bvh *h = &p->bvh;
+    if (h->node_count == 0) return VXR_OK;
+    uint32_t stack[VXR_BVH_STACK];
+    uint32_t sp = 0;
     /* A grid cube reaches up to N - 1 voxels past the voxels it holds. */
-    const float pad = grid_pad(p, level);
-    if (box_enter(p->nodes[0].lo, p->nodes[0].hi, pad, ray, INFINITY) < INFINITY) stack[sp++] = 0;
+    const float pad = vxr_bvh_grid_pad(h, 1u << level);
+    if (vxr_box_enter(ray->origin, ray->dir, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) <
+        INFINITY)
+        stack[sp++] = 0;
     while (sp > 0) {
-        const bvh_node *nd = &p->nodes[stack[--sp]];
+        const vxr_gpu_bvh_node *nd = &h->nodes[stack[--sp]];
         if (nd->count) {
             for (uint32_t k = 0; k < nd->count; k++)
-                trace_instance(p, p->items[nd->first + k], ray, level, &best_t, &best_i, &best);
+                trace_instance(p, h->items[nd->first + k], ray, level, &best_t, &best_i, &best);
             continue;
         }
-        const bvh_node *a = &p->nodes[nd->first], *b = &p->nodes[nd->first + 1];
-        float ta = box_enter(a->lo, a->hi, pad, ray, best_t);
-        float tb = box_enter(b->lo, b->hi, pad, ray, best_t);
+        const vxr_gpu_bvh_node *a = &h->nodes[nd->first], *b = &h->nodes[nd->first + 1];
+        float ta = vxr_box_enter(ray->origin, ray->dir, a->lo, a->hi, pad, best_t);
+        float tb = vxr_box_enter(ray->origin, ray->dir, b->lo, b->hi, pad, best_t);
         uint32_t ia = nd->first, ib = nd->first + 1;
         if (ta < tb) { /* push the farther first so the nearer pops first */
             float x = ta;
@@ -487,8 +341,9 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
             ia = ib;
             ib = nd->first;
         }
-        if (ta < INFINITY && sp < 64) stack[sp++] = ia;
-        if (tb < INFINITY && sp < 64) stack[sp++] = ib;
+        if (sp + 2 > VXR_BVH_STACK) return VXR_ERROR_LIMIT; /* the builder rules it out */
+        if (ta < INFINITY) stack[sp++] = ia;
+        if (tb < INFINITY) stack[sp++] = ib;
     }
     if (best_i != UINT32_MAX) fill_pick(p, ray, best_i, &best, dest);
     return VXR_OK;
@@ -503,6 +358,11 @@ vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count,
     return VXR_OK;
 }
 
+/* Bounding spheres of the seed's loop may miss a grazing ray by rounding:
+ * they are widened by this fraction of r^2, plus an absolute floor. */
+#define SPHERE_SLACK_REL 1.0001f
+#define SPHERE_SLACK_ABS 1e-3f
+
 vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t grid,
                              vxr_pick *dest) {
     uint32_t level;
@@ -511,10 +371,10 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
     float best_t = INFINITY;
     uint32_t best_i = UINT32_MAX;
     cell_hit best;
-    const float pad = grid_pad(p, level);
-    for (uint32_t j = 0; j < p->n_items; j++) {
-        uint32_t i = p->items[j];
-        const float *sp = &p->sphere[4 * i];
+    const float pad = vxr_bvh_grid_pad(&p->bvh, 1u << level);
+    for (uint32_t j = 0; j < p->n_visible; j++) {
+        uint32_t i = p->visible[j];
+        const float *sp = &p->sphere[4 * (size_t)i];
         /* Bounding sphere: distance from the centre to the ray's line. */
         float oc[3], dd = 0, od = 0, oo = 0;
         for (int k = 0; k < 3; k++) {
@@ -524,84 +384,14 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
             oo += oc[k] * oc[k];
         }
         float r = sp[3] + pad;
-        if (dd > 0 && oo - od * od / dd > r * r * 1.0001f + 1e-3f) continue;
-        const vxr_gpu_instance *g = &p->inst[i];
-        if (box_enter(g->aabb_min, g->aabb_max, pad, ray, best_t) == INFINITY) continue;
+        if (dd > 0 && oo - od * od / dd > r * r * SPHERE_SLACK_REL + SPHERE_SLACK_ABS) continue;
+        float lo[3], hi[3];
+        vxr_bvh_instance_box(&p->records[i], lo, hi);
+        if (vxr_box_enter(ray->origin, ray->dir, lo, hi, pad, best_t) == INFINITY) continue;
         trace_instance(p, i, ray, level, &best_t, &best_i, &best);
     }
     if (best_i != UINT32_MAX) fill_pick(p, ray, best_i, &best, dest);
     return VXR_OK;
-}
-
-/* ---- construction: a median-split BVH over instance boxes ---- */
-
-typedef struct builder {
-    vxr_picker *p;
-    const float *centre; /* per scene instance: box centre */
-} builder;
-
-/* Quickselect: items[first..first+count) partitioned so that the k-th
- * smallest centre along axis sits at first + k. */
-static void select_kth(uint32_t *items, uint32_t count, uint32_t k, const float *centre, int axis) {
-    uint32_t lo = 0, hi = count - 1;
-    while (lo < hi) {
-        float pivot = centre[3 * (size_t)items[(lo + hi) / 2] + (size_t)axis];
-        uint32_t i = lo, j = hi;
-        while (i <= j) {
-            while (centre[3 * (size_t)items[i] + (size_t)axis] < pivot) i++;
-            while (centre[3 * (size_t)items[j] + (size_t)axis] > pivot) j--;
-            if (i <= j) {
-                uint32_t x = items[i];
-                items[i] = items[j];
-                items[j] = x;
-                i++;
-                if (j == 0) break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return;
-    }
-}
-
-static void build_node(builder *b, uint32_t node, uint32_t first, uint32_t count) {
-    vxr_picker *p = b->p;
-    bvh_node *nd = &p->nodes[node];
-    for (int k = 0; k < 3; k++) {
-        nd->lo[k] = INFINITY;
-        nd->hi[k] = -INFINITY;
-    }
-    float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t j = first; j < first + count; j++) {
-        const vxr_gpu_instance *g = &p->inst[p->items[j]];
-        for (int k = 0; k < 3; k++) {
-            if (g->aabb_min[k] < nd->lo[k]) nd->lo[k] = g->aabb_min[k];
-            if (g->aabb_max[k] > nd->hi[k]) nd->hi[k] = g->aabb_max[k];
-            float c = b->centre[3 * (size_t)p->items[j] + (size_t)k];
-            if (c < clo[k]) clo[k] = c;
-            if (c > chi[k]) chi[k] = c;
-        }
-    }
-    if (count <= 2) {
-        nd->first = first;
-        nd->count = count;
-        return;
-    }
-    int axis = 0;
-    for (int k = 1; k < 3; k++)
-        if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
-    uint32_t half = count / 2;
-    select_kth(p->items + first, count, half, b->centre, axis);
-    uint32_t left = p->n_nodes;
-    p->n_nodes += 2;
-    nd->first = left;
-    nd->count = 0;
-    build_node(b, left, first, half);
-    build_node(b, left + 1, first + half, count - half);
 }
 
 vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
@@ -610,53 +400,39 @@ vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
     if (!p) return VXR_ERROR_MEMORY;
     p->scene = s;
     size_t n = s->instance_count ? s->instance_count : 1;
-    p->inst = malloc(n * sizeof *p->inst);
+    p->records = malloc(n * sizeof *p->records);
     p->sphere = malloc(n * 4 * sizeof *p->sphere);
-    p->items = malloc(n * sizeof *p->items);
-    p->nodes = malloc(2 * n * sizeof *p->nodes);
-    float *centre = malloc(n * 3 * sizeof *centre);
-    if (!p->inst || !p->sphere || !p->items || !p->nodes || !centre) {
-        free(centre);
+    p->visible = malloc(n * sizeof *p->visible);
+    vxr_result r = p->records && p->sphere && p->visible ? VXR_OK : VXR_ERROR_MEMORY;
+    if (r == VXR_OK) {
+        vxr_instance_records(s, p->records);
+        r = vxr_bvh_build(s, p->records, &p->bvh);
+    }
+    if (r != VXR_OK) {
         vxr_picker_destroy(p);
-        return VXR_ERROR_MEMORY;
+        return r;
     }
     for (uint32_t i = 0; i < s->instance_count; i++) {
-        vxr_gpu_instance *g = &p->inst[i];
-        vxr_instance_gpu(s, i, g);
-        float r2 = 0;
+        const vxr_gpu_instance *g = &p->records[i];
+        float lo[3], hi[3], r2 = 0;
+        vxr_bvh_instance_box(g, lo, hi);
         for (int k = 0; k < 3; k++) {
-            /* Widen the box a little: the BVH must never cut a grazing hit. */
-            float pad = 1e-4f * (1.0f + fabsf(g->aabb_min[k]) + fabsf(g->aabb_max[k]));
-            g->aabb_min[k] -= pad;
-            g->aabb_max[k] += pad;
-            centre[3 * (size_t)i + (size_t)k] = 0.5f * (g->aabb_min[k] + g->aabb_max[k]);
-            p->sphere[4 * (size_t)i + (size_t)k] = centre[3 * (size_t)i + (size_t)k];
-            float e = 0.5f * (g->aabb_max[k] - g->aabb_min[k]);
+            p->sphere[4 * (size_t)i + (size_t)k] = 0.5f * (lo[k] + hi[k]);
+            float e = 0.5f * (hi[k] - lo[k]);
             r2 += e * e;
         }
         p->sphere[4 * (size_t)i + 3] = sqrtf(r2);
-        const vxr_instance *in = &s->instances[i];
-        if (!(in->flags & (VXR_INSTANCE_HIDDEN | VXR_INSTANCE_CULLED)) &&
-            s->models[in->model].voxel_count) {
-            p->items[p->n_items++] = i;
-            if (in->transform.scale > p->max_scale) p->max_scale = in->transform.scale;
-        }
+        if (vxr_bvh_holds(s, g)) p->visible[p->n_visible++] = i;
     }
-    if (p->n_items) {
-        builder b = {p, centre};
-        p->n_nodes = 1;
-        build_node(&b, 0, 0, p->n_items);
-    }
-    free(centre);
     *dest = p;
     return VXR_OK;
 }
 
 void vxr_picker_destroy(vxr_picker *p) {
     if (!p) return;
-    free(p->inst);
+    vxr_bvh_free(&p->bvh);
+    free(p->records);
     free(p->sphere);
-    free(p->items);
-    free(p->nodes);
+    free(p->visible);
     free(p);
 }

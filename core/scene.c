@@ -1,4 +1,4 @@
-/* Scene sources, scene construction and the figures `vxr info` reports. */
+/* Scene sources, scene construction, instance bounds and records. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +137,6 @@ void vxr_scene_destroy(vxr_scene *s) {
         for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
     free(s->models);
     free(s->instances);
-    vxr_scene_cull_free(s);
     free(s);
 }
 
@@ -163,30 +162,28 @@ void vxr_instance_world_bounds(const vxr_scene *s, uint32_t index, float dest_mi
     }
 }
 
-void vxr_scene_get_stats(const vxr_scene *s, vxr_scene_stats *d) {
-    memset(d, 0, sizeof *d);
-    d->models = s->model_count;
-    for (uint32_t i = 0; i < s->model_count; i++) {
-        d->nodes += s->models[i].node_count;
-        d->bricks += s->models[i].brick_count;
-        d->model_voxels += s->models[i].voxel_count;
-    }
-    int any = 0;
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const vxr_instance *in = &s->instances[i];
-        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
-        d->instances++;
-        const vxr_octree *m = &s->models[in->model];
-        if (m->voxel_count == 0) continue;
-        d->instanced_voxels += m->voxel_count;
-        float lo[3], hi[3];
-        vxr_instance_world_bounds(s, i, lo, hi);
+void vxr_instance_gpu(const vxr_scene *s, uint32_t i, vxr_gpu_instance *g) {
+    const vxr_instance *in = &s->instances[i];
+    const vxr_transform *t = &in->transform;
+    memset(g, 0, sizeof *g);
+    /* local = R^T (world - t) / s: the inverse of world = R (s local) + t. */
+    for (int r = 0; r < 3; r++) {
+        float off = 0;
         for (int k = 0; k < 3; k++) {
-            int64_t a = (int64_t)floorf(lo[k]), b = (int64_t)ceilf(hi[k]);
-            if (!any || a < d->aabb_min[k]) d->aabb_min[k] = a;
-            if (!any || b > d->aabb_max[k]) d->aabb_max[k] = b;
+            g->local_to_world[4 * r + k] = t->rotation[3 * r + k] * t->scale;
+            g->world_to_local[4 * r + k] = t->rotation[3 * k + r] / t->scale;
+            off -= t->rotation[3 * k + r] * t->translation[k];
         }
-        any = 1;
+        g->local_to_world[4 * r + 3] = t->translation[r];
+        g->world_to_local[4 * r + 3] = off / t->scale;
     }
-    d->bytes = vxr_scene_blob_size(s);
+    vxr_instance_world_bounds(s, i, g->aabb_min, g->aabb_max);
+    g->model = in->model;
+    g->flags = in->flags;
+    g->scale = t->scale;
+    g->view_distance = in->view_distance;
+}
+
+void vxr_instance_records(const vxr_scene *s, vxr_gpu_instance *dest) {
+    for (uint32_t i = 0; i < s->instance_count; i++) vxr_instance_gpu(s, i, &dest[i]);
 }

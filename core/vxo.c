@@ -28,14 +28,14 @@ static size_t model_bytes(const vxr_octree *m) {
            pad4((size_t)m->voxel_count * m->attr_size);
 }
 
-vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size) {
+vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
     size_t total =
         (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)s->instance_count * INSTANCE_WORDS * 4;
     for (uint32_t i = 0; i < s->model_count; i++) total += model_bytes(&s->models[i]);
     uint8_t *out = calloc(1, total), *p = out;
     *data = out;
     *size = out ? total : 0;
-    if (!out) return VXR_ERROR_MEMORY;
+    if (!out) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %zu bytes", total);
     const uint32_t header[HEADER_WORDS] = {0x004f5856u, VXO_VERSION, s->attr_size, s->model_count,
                                            s->instance_count};
     for (int k = 0; k < HEADER_WORDS; k++, p += 4) vxr_put32(p, header[k]);

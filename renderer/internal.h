@@ -15,6 +15,7 @@
     X(vkGetPhysicalDeviceProperties)                                                               \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
     X(vkGetPhysicalDeviceMemoryProperties)                                                         \
+    X(vkEnumerateDeviceExtensionProperties)                                                        \
     X(vkCreateDevice)                                                                              \
     X(vkGetDeviceProcAddr)
 
@@ -68,9 +69,6 @@ typedef struct vxr_vk {
 } vxr_vk;
 #undef VXR_VK_FIELD
 
-#define VXR_SET_BINDINGS 21 /* set 0: the scene's uniform texel buffers */
-#define VXR_PUSH_BYTES   96
-
 struct vxr_context {
     vxr_vk vk;
     void *loader; /* dlopen handle when the context loaded libvulkan itself */
@@ -89,7 +87,7 @@ struct vxr_context {
     uint32_t timestamp_bits;
     uint64_t max_binding;
     VkShaderModule module;
-    VkDescriptorSetLayout set_layout[2]; /* 0: scene, 1: target */
+    VkDescriptorSetLayout set_layout[2]; /* VXR_SET_SCENE, VXR_SET_TARGET */
     VkPipelineLayout pipeline_layout;
 };
 
@@ -102,30 +100,20 @@ typedef struct vxr_buf {
     VkMemoryPropertyFlags flags;
 } vxr_buf;
 
-/* Set 0's bindings (shaders/trace.comp): tables, then the chunks of nodes
- * (4), brick attribute bases (4) and attribute words (8). */
-enum {
-    BIND_MODELS = 0,
-    BIND_INSTANCES = 1,
-    BIND_PALETTE = 2,
-    BIND_BVH = 3,
-    BIND_ITEMS = 4,
-    BIND_NODES = 5,
-    BIND_BATTR = 9,
-    BIND_ATTRS = 13,
-};
+/* What a dispatch traces: a frame, a frame with pick records, a ray batch. */
+typedef enum vxr_mode { VXR_MODE_FRAME, VXR_MODE_PICKS, VXR_MODE_RAYS, VXR_MODES } vxr_mode;
 
 struct vxr_renderer {
     vxr_context *ctx;
-    vxr_buf buf[VXR_SET_BINDINGS];     /* zero where a chunk is unused */
-    vxr_buf staging[VXR_SET_BINDINGS]; /* until vxr_renderer_upload_done */
-    VkBufferView view[VXR_SET_BINDINGS];
+    vxr_buf buf[VXR_SCENE_BINDINGS];     /* zero where a chunk is unused */
+    vxr_buf staging[VXR_SCENE_BINDINGS]; /* until vxr_renderer_upload_done */
+    VkBufferView view[VXR_SCENE_BINDINGS];
     VkDescriptorPool pool;
     VkDescriptorSet set;
-    VkPipeline pipeline[21][3]; /* per grid level and vxr_mode: made on first use */
-    uint32_t spec[12];          /* specialisation constants of shaders/trace.comp */
+    VkPipeline pipeline[VXR_GRID_LEVELS][VXR_MODES]; /* made on first use */
+    vxr_spec spec;                                   /* grid_level, picks, rays set per pipeline */
     uint32_t bvh_nodes;
-    float grid_pad[21];                   /* vxr_picker_grid_pad per grid level */
+    float grid_pad[VXR_GRID_LEVELS];      /* vxr_bvh_grid_pad per grid level */
     uint32_t instance_count, model_count; /* of the scene, for instance updates */
 };
 
@@ -150,7 +138,6 @@ vxr_result vxr_ctx_fail(vxr_context *c, vxr_error *err, vxr_result r, const char
 /* VK_SUCCESS: VXR_OK; else the reason "CALL failed: VK_ERROR_..." and
  * VXR_ERROR_MEMORY for out-of-memory results, VXR_ERROR_VULKAN otherwise. */
 vxr_result vxr_vk_check(vxr_context *c, vxr_error *err, VkResult r, const char *call);
-const char *vxr_vk_result_name(VkResult r);
 
 /* Runs a Vulkan call; on failure sets `res` and jumps to `fail`. */
 #define VXR_VK_TRY(c, err, call)                                                                   \
@@ -174,12 +161,17 @@ struct vxr_rays {
     vxr_target *t;
 };
 
-/* What a dispatch traces: a frame, a frame with pick records, a ray batch. */
-typedef enum vxr_mode { VXR_MODE_FRAME, VXR_MODE_PICKS, VXR_MODE_RAYS } vxr_mode;
-
-/* The pipeline for a grid level and mode, created on first use. */
+/* The pipeline for a grid level and mode, created on first use; err says
+ * why when that fails. */
 vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
-                                 VkPipeline *dest);
+                                 VkPipeline *dest, vxr_error *err);
+/* The descriptor set layouts, pipeline layout and shader module every
+ * renderer of a context shares (renderer/pipeline.c); destroyed with the
+ * context by vxr_pipelines_destroy. */
+vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err);
+void vxr_pipelines_destroy(vxr_context *c);
+/* Destroys the pipelines a renderer made. */
+void vxr_renderer_pipelines_destroy(vxr_renderer *r);
 
 /* The embedded SPIR-V of shaders/trace.comp. */
 extern const uint32_t vxr_trace_spv[];

@@ -51,7 +51,7 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                       .descriptorPool = t->pool,
                                       .descriptorSetCount = 1,
-                                      .pSetLayouts = &c->set_layout[1]};
+                                      .pSetLayouts = &c->set_layout[VXR_SET_TARGET]};
     VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, &t->set));
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
     /* a frame's shader never reads rays: its picks stand in */
@@ -60,19 +60,19 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
         {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet w[3] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = t->set,
-                                  .dstBinding = 0,
+                                  .dstBinding = VXR_BIND_IMAGE,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                                   .pImageInfo = &ii},
                                  {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = t->set,
-                                  .dstBinding = 1,
+                                  .dstBinding = VXR_BIND_PICKS,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   .pBufferInfo = &bi[0]},
                                  {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = t->set,
-                                  .dstBinding = 2,
+                                  .dstBinding = VXR_BIND_RAYS,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   .pBufferInfo = &bi[1]}};
@@ -100,7 +100,7 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     vxr_result res = create_image(t, err);
     if (res == VXR_OK)
-        res = vxr_buf_create(c, records ? records * sizeof(vxr_gpu_pick) : 32,
+        res = vxr_buf_create(c, (records ? records : 1) * sizeof(vxr_gpu_pick),
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
                              host, &t->picks, err);
     if (res == VXR_OK && rays)
@@ -121,16 +121,19 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
 vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_target **dest,
                              vxr_error *err) {
     *dest = NULL;
-    if (!d || d->width < 1 || d->height < 1 || d->width > 16384 || d->height > 16384)
-        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..16384 per side");
+    if (!d || d->width < 1 || d->height < 1 || d->width > VXR_MAX_TARGET_SIZE ||
+        d->height > VXR_MAX_TARGET_SIZE)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..%u per side",
+                            VXR_MAX_TARGET_SIZE);
     uint64_t pixels = (uint64_t)d->width * d->height;
     return make_target(c, d->width, d->height, d->picks ? pixels : 0, 0, d->readback, dest, err);
 }
 
 vxr_result vxr_rays_create(vxr_context *c, uint32_t capacity, vxr_rays **dest, vxr_error *err) {
     *dest = NULL;
-    if (capacity < 1 || capacity > (1u << 22))
-        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "a ray batch holds 1..4194304 rays");
+    if (capacity < 1 || capacity > VXR_MAX_RAYS)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "a ray batch holds 1..%u rays",
+                            VXR_MAX_RAYS);
     vxr_rays *q = calloc(1, sizeof *q);
     if (!q) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     vxr_result res = make_target(c, 1, 1, capacity, capacity, false, &q->t, err);

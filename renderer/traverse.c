@@ -3,35 +3,26 @@
 #include <string.h>
 #include "internal.h"
 
-/* The push constants of shaders/trace.comp, std430. */
-typedef struct push {
-    float eye[3], tan_half_fov;
-    float forward[3], aspect;
-    float right[3], grid_pad;
-    float up[3], unused;
-    uint32_t width, height, grid_level, flags;
-    uint32_t bvh_nodes, rays, reserved[2];
-} push;
-_Static_assert(sizeof(push) == VXR_PUSH_BYTES, "push constants");
-
 /* The push constants every dispatch shares (camera fields zero). */
-static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode mode, push *p,
-                        VkPipeline *pipeline) {
-    if (grid > (1u << 20) || (grid & (grid - 1))) return VXR_ERROR_ARGUMENT;
+static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode mode, vxr_push *p,
+                        VkPipeline *pipeline, vxr_error *err) {
+    if (grid > VXR_MAX_GRID || (grid & (grid - 1)))
+        return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
+                            "grid %u is not a power of two from 1 to %u", grid, VXR_MAX_GRID);
     memset(p, 0, sizeof *p);
     p->width = t->width;
     p->height = t->height;
-    p->grid_level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
-    p->grid_pad = r->grid_pad[p->grid_level];
-    p->flags = mode != VXR_MODE_FRAME;
+    uint32_t level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
+    p->grid_pad = r->grid_pad[level];
     p->bvh_nodes = r->bvh_nodes;
-    return vxr_renderer_pipeline(r, p->grid_level, mode, pipeline);
+    p->loop_probe = VXR_LOOP_PROBE;
+    return vxr_renderer_pipeline(r, level, mode, pipeline, err);
 }
 
 /* Binds and dispatches over w x h invocations, the image made writable
  * first (its old contents dropped; earlier reads of it finish first). */
-static void dispatch(vxr_renderer *r, vxr_target *t, const push *p, VkPipeline pipeline, uint32_t w,
-                     uint32_t h, VkCommandBuffer cmd) {
+static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                     uint32_t w, uint32_t h, VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
     VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
                                .srcAccessMask = 0,
@@ -50,12 +41,14 @@ static void dispatch(vxr_renderer *r, vxr_target *t, const push *p, VkPipeline p
         cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 1, &ib);
     c->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    VkDescriptorSet sets[2] = {r->set, t->set};
+    VkDescriptorSet sets[2];
+    sets[VXR_SET_SCENE] = r->set;
+    sets[VXR_SET_TARGET] = t->set;
     c->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline_layout, 0, 2,
                                   sets, 0, NULL);
     c->vk.vkCmdPushConstants(cmd, c->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *p, p);
-    c->vk.vkCmdDispatch(cmd, (w + r->spec[0] - 1) / r->spec[0], (h + r->spec[1] - 1) / r->spec[1],
-                        1);
+    c->vk.vkCmdDispatch(cmd, (w + r->spec.local_x - 1) / r->spec.local_x,
+                        (h + r->spec.local_y - 1) / r->spec.local_y, 1);
 }
 
 /* Makes the pick records' shader writes visible to host reads. */
@@ -68,14 +61,19 @@ static void picks_to_host(vxr_context *c, VkCommandBuffer cmd) {
 }
 
 vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
-                               VkCommandBuffer cmd) {
+                               VkCommandBuffer cmd, vxr_error *err) {
     vxr_context *c = r->ctx;
-    if (cam->width != t->width || cam->height != t->height || !(cam->tan_half_fov > 0.0f))
-        return VXR_ERROR_ARGUMENT;
-    push p;
+    if (cam->width != t->width || cam->height != t->height)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "the camera is %ux%u, the target %ux%u: they must be equal", cam->width,
+                            cam->height, t->width, t->height);
+    if (!(cam->tan_half_fov > 0.0f))
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "the camera has no field of view: call vxr_camera_setup first");
+    vxr_push p;
     VkPipeline pipeline;
     vxr_result res =
-        begin(r, t, grid, t->has_picks ? VXR_MODE_PICKS : VXR_MODE_FRAME, &p, &pipeline);
+        begin(r, t, grid, t->has_picks ? VXR_MODE_PICKS : VXR_MODE_FRAME, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);
@@ -123,16 +121,19 @@ vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera 
 #define RAY_ROW 128u
 
 vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
-                                  VkCommandBuffer cmd) {
+                                  VkCommandBuffer cmd, vxr_error *err) {
     vxr_target *t = q->t;
-    if (count < 1 || count > t->capacity) return VXR_ERROR_ARGUMENT;
-    push p;
+    if (count < 1 || count > t->capacity)
+        return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
+                            "%u rays: a pick takes 1 to the batch's capacity of %u", count,
+                            t->capacity);
+    vxr_push p;
     VkPipeline pipeline;
-    vxr_result res = begin(r, t, grid, VXR_MODE_RAYS, &p, &pipeline);
+    vxr_result res = begin(r, t, grid, VXR_MODE_RAYS, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     p.width = count < RAY_ROW ? count : RAY_ROW;
     p.height = (count + RAY_ROW - 1) / RAY_ROW;
-    p.rays = count;
+    p.ray_count = count;
     dispatch(r, t, &p, pipeline, p.width, p.height, cmd);
     picks_to_host(r->ctx, cmd);
     return VXR_OK;

@@ -1,6 +1,9 @@
-/* vxr_layout.h: the linear octree layout shared by the CPU (C11) and the GPU
- * (GLSL). Included by core/ and by the compute shaders; keep it free of
- * anything but constants and plain 32-bit fields.
+/* vxr_layout.h: the contract between the CPU (C11 or C++) and the GPU
+ * (GLSL). Every fact both sides share is stated here once: the octree and
+ * blob layouts, the push-constant block, the specialisation-constant ids,
+ * the binding numbers of both descriptor sets, the texel stride and field
+ * offset of every table the shader reads, and the limits. Installed as
+ * <vxr/vxr_layout.h>; shaders include it by name.
  *
  * One model's octree covers the cube [origin, origin + 2^depth)^3 in model
  * space, depth >= 2. Levels count up from the voxels: level 0 is a voxel,
@@ -29,8 +32,8 @@
  * one byte of structure per voxel, and a GPU descends by popcount without
  * pointers.
  *
- * GPU blob (vxr_scene_write_blob): a header, then sections at 16-byte
- * aligned byte offsets named in the header:
+ * GPU blob (vxr/blob.h): a header, then sections at 16-byte aligned byte
+ * offsets named in the header:
  *   +---------------------+
  *   | vxr_blob_header     |  magic, version, counts, section offsets
  *   | vxr_gpu_model[M]    |  where each model's nodes/bricks/attrs start
@@ -42,10 +45,10 @@
  *   +---------------------+
  *
  * Renderer buffers beside the blob's sections:
- *   bvh nodes (vxr_gpu_bvh_node, 32 bytes): the CPU picker's instance
- *     hierarchy as it is (vxr_picker_bvh); node 0 is the root; a leaf has
- *     count > 0 and holds items[first .. first + count), an inner node has
- *     count == 0 and children first and first + 1.
+ *   bvh nodes (vxr_gpu_bvh_node, 32 bytes): the instance hierarchy of
+ *     vxr/bvh.h as it is; node 0 is the root; a leaf has count > 0 and
+ *     holds items[first .. first + count), an inner node has count == 0 and
+ *     children first and first + 1.
  *   bvh items (uint): visible instance indices.
  *   pick records (vxr_gpu_pick, 32 bytes per pixel, row 0 at the top):
  *     +----------+-------+-------+-------+
@@ -53,66 +56,201 @@
  *     +----------+-------+-------+-------+  model-local min corner (int32)
  *     | t bits   | shape | color | flags |  shape: level | face << 8 |
  *     +----------+-------+-------+-------+  corner << 16 | edge << 24,
- *   each an 8-bit two's complement id (-1 = 0xff); flags bit 0: hit.
+ *   each an 8-bit two's complement id (-1 = 0xff); flags: VXR_PICK_*.
  *   vxr_pick_expand (core) turns one into a full vxr_pick.
  */
 #ifndef VXR_LAYOUT_H
 #define VXR_LAYOUT_H
+
+/* ---- spelling: what differs between C and GLSL (PNanoVDB's approach) ---- */
+
+#ifdef GL_core_profile
+#define VXR_GLSL         1
+#define VXR_FN                       /* functions */
+#define VXR_PRECISE      precise     /* no fused or reordered float operations */
+#define VXR_STRUCT(name) struct name /* a struct type usable by its bare name */
+#define VXR_VEC3(n)      vec3 n      /* parameters, locals and members */
+#define VXR_IVEC3(n)     ivec3 n
+#define VXR_IN_VEC3(n)   vec3 n
+#define VXR_IN_IVEC3(n)  ivec3 n
+#define VXR_OUT_VEC3(n)  out vec3 n /* an output parameter, written as n[k] */
+#define VXR_ROWS(n)      vec4 n[3]  /* a 3x4 affine, rows */
+#define VXR_IN_ROWS(n)   vec4 n[3]
+#define VXR_ROW(m, r, c) (m)[r][c]
+#define VXR_F(x)         float(x)
+#define VXR_I(x)         int(x)
+#define VXR_U(x)         uint(x)
+#define VXR_INF          uintBitsToFloat(0x7f800000u)
+#define VXR_SQRT(x)      sqrt(x)
+#define vxr_uint         uint
+#define VXR_STATIC_ASSERT(cond, why)
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#define VXR_FN      static inline
+#define VXR_PRECISE /* core/ is compiled with -ffp-contract=off */
+#define VXR_STRUCT(name)                                                                           \
+    typedef struct name name;                                                                      \
+    struct name
+#define VXR_VEC3(n)      float n[3]
+#define VXR_IVEC3(n)     int32_t n[3]
+#define VXR_IN_VEC3(n)   const float n[3]
+#define VXR_IN_IVEC3(n)  const int32_t n[3]
+#define VXR_OUT_VEC3(n)  float n[3]
+#define VXR_ROWS(n)      float n[12]
+#define VXR_IN_ROWS(n)   const float n[12]
+#define VXR_ROW(m, r, c) (m)[4 * (r) + (c)]
+#define VXR_F(x)         ((float)(x))
+#define VXR_I(x)         ((int32_t)(x))
+#define VXR_U(x)         ((uint32_t)(x))
+#define VXR_INF          (__builtin_inff())
+#define VXR_SQRT(x)      __builtin_sqrtf(x)
+typedef uint32_t vxr_uint;
+#ifdef __cplusplus
+#define VXR_STATIC_ASSERT(cond, why) static_assert(cond, why)
+#else
+#define VXR_STATIC_ASSERT(cond, why) _Static_assert(cond, why)
+#endif
+#endif
+
+/* ---- formats and limits ---- */
 
 #define VXR_BLOB_MAGIC      0x42525856u /* "VXRB" little-endian */
 #define VXR_BLOB_VERSION    1u
 #define VXR_BRICK_LEVEL     2u  /* level of the brick nodes (4^3 voxels) */
 #define VXR_MIN_DEPTH       2u  /* an octree is at least one brick */
 #define VXR_MAX_DEPTH       21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
+#define VXR_LEVELS          22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
 #define VXR_PALETTE_SIZE    256u
 #define VXR_INSTANCE_HIDDEN 1u /* instance flag: loaded but not drawn or picked */
 #define VXR_INSTANCE_CULLED 2u /* instance flag: outside its view distance */
-#define VXR_PICK_HIT        1u /* vxr_gpu_pick flags: the ray hit a cube */
+
+/* Editor grids: N = 2^level for level 0 .. VXR_GRID_LEVELS - 1. */
+#define VXR_GRID_LEVELS 21u
+#define VXR_MAX_GRID    (1u << (VXR_GRID_LEVELS - 1u))
+
+/* vxr_gpu_pick flags. INCOMPLETE: the device stopped the trace before it
+ * was done (lavapipe ends every loop of a shader invocation once 65,535
+ * iterations have run in total, Mesa's LP_MAX_TGSI_LOOP_ITERATIONS), so
+ * the record may be wrong; it is never silently taken as a result. */
+#define VXR_PICK_HIT        1u
+#define VXR_PICK_INCOMPLETE 2u
+
+/* Depth of the instance hierarchy (vxr/bvh.h): a median split halves the
+ * items at every level and leaves hold up to VXR_BVH_LEAF items, so n < 2^32
+ * items give at most 32 levels below the root. A depth-first walk that
+ * pushes both children of each node it pops holds at most one pending
+ * sibling per level, plus the node in hand: VXR_BVH_STACK entries suffice
+ * for every hierarchy the builder can make (it checks the bound). */
+#define VXR_BVH_LEAF      2u
+#define VXR_BVH_MAX_DEPTH 33u
+#define VXR_BVH_STACK     64u
 
 /* Shading (shaders/trace.comp; tests repeat it on the CPU). Light towards
  * VXR_SHADE_LIGHT (unit), colour = base * (ambient + diffuse * max(n.l, 0)),
  * ambient = VXR_SHADE_AMBIENT + VXR_SHADE_AMBIENT_Z * n.z (so each face of
  * an axis-aligned cube reads differently), background a vertical gradient
- * from VXR_SHADE_HORIZON (d.z <= 0) to VXR_SHADE_ZENITH (d.z = 1). */
-#define VXR_SHADE_LIGHT_X   0.42857143f /* (3, 2, 6) / 7 */
-#define VXR_SHADE_LIGHT_Y   0.28571429f
-#define VXR_SHADE_LIGHT_Z   0.85714286f
-#define VXR_SHADE_AMBIENT   0.4f
-#define VXR_SHADE_AMBIENT_Z 0.15f
-#define VXR_SHADE_DIFFUSE   0.5f
-#define VXR_SHADE_HORIZON   0xffe8d8c8u /* RGBA8, red low: (200, 216, 232) */
-#define VXR_SHADE_ZENITH    0xffa0704cu /* (76, 112, 160) */
+ * from VXR_SHADE_HORIZON (d.z <= 0) to VXR_SHADE_ZENITH (d.z = 1); a pixel
+ * whose trace was incomplete is VXR_SHADE_INCOMPLETE. */
+#define VXR_SHADE_LIGHT_X    0.42857143f /* (3, 2, 6) / 7 */
+#define VXR_SHADE_LIGHT_Y    0.28571429f
+#define VXR_SHADE_LIGHT_Z    0.85714286f
+#define VXR_SHADE_AMBIENT    0.4f
+#define VXR_SHADE_AMBIENT_Z  0.15f
+#define VXR_SHADE_DIFFUSE    0.5f
+#define VXR_SHADE_HORIZON    0xffe8d8c8u /* RGBA8, red low: (200, 216, 232) */
+#define VXR_SHADE_ZENITH     0xffa0704cu /* (76, 112, 160) */
+#define VXR_SHADE_INCOMPLETE 0xffff00ffu /* magenta */
 
-#ifdef GL_core_profile /* ------------------------------------------ GLSL */
+/* ---- the compute pipeline's interface (shaders/trace.comp) ---- */
 
-struct vxr_gpu_model {
-    ivec4 origin_depth; /* xyz origin, w depth */
-    uvec4 bases;        /* node base, first brick (global), brick_attr base, attr base */
-    uvec4 counts;       /* nodes, bricks, voxels, attr bytes per voxel */
-};
+/* Specialisation-constant ids (vxr_spec on the C side holds the values). */
+#define VXR_SPEC_LOCAL_X      0 /* workgroup width */
+#define VXR_SPEC_LOCAL_Y      1 /* workgroup height */
+#define VXR_SPEC_NODE_CHUNKS  2 /* bindings the nodes are split over */
+#define VXR_SPEC_NODE_SHIFT   3 /* log2 of the nodes per chunk */
+#define VXR_SPEC_BATTR_CHUNKS 4 /* likewise the brick attribute bases */
+#define VXR_SPEC_BATTR_SHIFT  5
+#define VXR_SPEC_ATTR_CHUNKS  6 /* likewise the attribute words */
+#define VXR_SPEC_ATTR_SHIFT   7
+#define VXR_SPEC_ATTR_SIZE    8  /* bytes per attribute: 1 or 4 */
+#define VXR_SPEC_GRID_LEVEL   9  /* log2 of the grid N */
+#define VXR_SPEC_PICKS        10 /* write a pick record per pixel */
+#define VXR_SPEC_RAYS         11 /* trace the ray batch, records only */
+#define VXR_SPEC_COUNT        12
 
-struct vxr_gpu_instance {
-    vec4 world_to_local[3]; /* rows of a 3x4 affine */
-    vec4 local_to_world[3];
-    vec4 aabb_min_model; /* xyz world AABB min, w = model index (uint bits) */
-    vec4 aabb_max_flags; /* xyz world AABB max, w = flags (uint bits) */
-    vec4 misc;           /* x scale, y view distance, zw reserved */
-};
+/* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
+ * than one binding are split into chunks of 2^shift elements over
+ * consecutive bindings. */
+#define VXR_SET_SCENE      0
+#define VXR_BIND_MODELS    0 /* rgba32ui, VXR_MODEL_TEXELS per model */
+#define VXR_BIND_INSTANCES 1 /* rgba32ui, VXR_INSTANCE_TEXELS per instance */
+#define VXR_BIND_PALETTE   2 /* r32ui, VXR_PALETTE_SIZE */
+#define VXR_BIND_BVH       3 /* rgba32ui, VXR_BVH_TEXELS per node */
+#define VXR_BIND_ITEMS     4 /* r32ui */
+#define VXR_BIND_NODES     5 /* rg32ui, VXR_NODE_CHUNKS bindings */
+#define VXR_NODE_CHUNKS    4
+#define VXR_BIND_BATTR     9 /* r32ui, VXR_BATTR_CHUNKS bindings */
+#define VXR_BATTR_CHUNKS   4
+#define VXR_BIND_ATTRS     13 /* r32ui words, VXR_ATTR_CHUNKS bindings */
+#define VXR_ATTR_CHUNKS    8  /* about 1 byte per voxel, against well under half of structure */
+#define VXR_SCENE_BINDINGS 21
 
-struct vxr_gpu_bvh_node {
-    vec4 lo_first; /* xyz box min, w first (uint bits) */
-    vec4 hi_count; /* xyz box max, w count (uint bits) */
-};
+/* Descriptor set 1: the target. */
+#define VXR_SET_TARGET      1
+#define VXR_BIND_IMAGE      0 /* rgba8 storage image */
+#define VXR_BIND_PICKS      1 /* vxr_gpu_pick per pixel or ray */
+#define VXR_BIND_RAYS       2 /* VXR_RAY_FLOATS per ray */
+#define VXR_TARGET_BINDINGS 3
+#define VXR_RAY_FLOATS      6 /* origin xyz, direction xyz (vxr_ray) */
+
+/* Tables in texels of 16 bytes, and the texel of each field. */
+#define VXR_MODEL_TEXELS      3u
+#define VXR_MODEL_ORIGIN      0u /* xyz origin (int bits), w depth */
+#define VXR_MODEL_BASES       1u /* x node base, y first brick, z brick_attr base, w attr base */
+#define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
+#define VXR_INSTANCE_TEXELS   9u
+#define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
+#define VXR_INSTANCE_TO_WORLD 3u /* 3 rows of the local-to-world affine */
+#define VXR_INSTANCE_MIN      6u /* xyz world AABB min, w model (uint bits) */
+#define VXR_INSTANCE_MAX      7u /* xyz world AABB max, w flags (uint bits) */
+#define VXR_INSTANCE_MISC     8u /* x scale, y view distance */
+#define VXR_BVH_TEXELS        2u
+#define VXR_BVH_LO            0u /* xyz box min, w first (uint bits) */
+#define VXR_BVH_HI            1u /* xyz box max, w count (uint bits) */
+
+/* The push constants: the camera of vxr/camera.h, the frame or batch. */
+#define VXR_PUSH_MEMBERS                                                                           \
+    VXR_VEC3(eye);                                                                                 \
+    float tan_half_fov;                                                                            \
+    VXR_VEC3(forward);                                                                             \
+    float aspect;                                                                                  \
+    VXR_VEC3(right);                                                                               \
+    float grid_pad; /* how far the hierarchy's boxes reach for the grid */                         \
+    VXR_VEC3(up);                                                                                  \
+    vxr_uint width;                                                                                \
+    vxr_uint height;                                                                               \
+    vxr_uint bvh_nodes;                                                                            \
+    vxr_uint ray_count;  /* a batch's rays */                                                      \
+    vxr_uint loop_probe; /* VXR_LOOP_PROBE: detects a device's loop limit */
+
+/* The iterations of the shader's last loop: a device that cut the trace's
+ * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
+#define VXR_LOOP_PROBE 2u
+
+#ifdef VXR_GLSL /* ------------------------------------------------------- */
 
 struct vxr_gpu_pick {
     uvec4 a; /* instance, voxel xyz (int bits) */
     uvec4 b; /* t (float bits), shape, color, flags */
 };
 
-#else /* ------------------------------------------------------------- C */
+#else /* ----------------------------------------------------------------- */
 
-#include <stddef.h>
-#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct vxr_node {
     uint32_t a; /* child mask, or occupancy bits 0..31 */
@@ -122,7 +260,7 @@ typedef struct vxr_node {
 typedef struct vxr_blob_header {
     uint32_t magic, version, blob_bytes, flags;
     uint32_t model_count, instance_count, node_count, brick_count;
-    uint32_t attr_bytes, palette_count, reserved0, reserved1;
+    uint32_t attr_size, palette_count, reserved0, reserved1; /* attr_size: bytes per voxel */
     uint32_t models_offset, instances_offset, palette_offset, nodes_offset;
     uint32_t brick_attr_offset, attrs_offset, reserved2, reserved3;
 } vxr_blob_header;
@@ -135,7 +273,7 @@ typedef struct vxr_gpu_model {
 } vxr_gpu_model;
 
 typedef struct vxr_gpu_instance {
-    float world_to_local[12];
+    float world_to_local[12]; /* rows of a 3x4 affine */
     float local_to_world[12];
     float aabb_min[3];
     uint32_t model;
@@ -160,29 +298,63 @@ typedef struct vxr_gpu_pick {
     float t;
     uint32_t shape; /* level | face << 8 | corner << 16 | edge << 24 (8-bit ids, -1 = 0xff) */
     uint32_t color; /* RGBA8 */
-    uint32_t flags; /* VXR_PICK_HIT */
+    uint32_t flags; /* VXR_PICK_* */
 } vxr_gpu_pick;
 
-_Static_assert(sizeof(vxr_node) == 8, "vxr_node is a uvec2");
-_Static_assert(sizeof(vxr_gpu_bvh_node) == 32, "vxr_gpu_bvh_node is 2 x vec4");
-_Static_assert(offsetof(vxr_gpu_bvh_node, first) == 12, "bvh first in lo_first.w");
-_Static_assert(offsetof(vxr_gpu_bvh_node, count) == 28, "bvh count in hi_count.w");
-_Static_assert(sizeof(vxr_gpu_pick) == 32, "vxr_gpu_pick is 2 x uvec4");
-_Static_assert(offsetof(vxr_gpu_pick, t) == 16, "pick t in b.x");
-_Static_assert(offsetof(vxr_gpu_pick, shape) == 20, "pick shape in b.y");
-_Static_assert(offsetof(vxr_gpu_pick, flags) == 28, "pick flags in b.w");
-_Static_assert(sizeof(vxr_blob_header) == 80, "vxr_blob_header size");
-_Static_assert(offsetof(vxr_blob_header, models_offset) == 48, "header offsets");
-_Static_assert(offsetof(vxr_blob_header, brick_attr_offset) == 64, "header offsets");
-_Static_assert(sizeof(vxr_gpu_model) == 48, "vxr_gpu_model is 3 x uvec4");
-_Static_assert(offsetof(vxr_gpu_model, node_base) == 16, "vxr_gpu_model.bases");
-_Static_assert(offsetof(vxr_gpu_model, node_count) == 32, "vxr_gpu_model.counts");
-_Static_assert(sizeof(vxr_gpu_instance) == 144, "vxr_gpu_instance is 9 x vec4");
-_Static_assert(offsetof(vxr_gpu_instance, local_to_world) == 48, "instance rows");
-_Static_assert(offsetof(vxr_gpu_instance, aabb_min) == 96, "instance aabb");
-_Static_assert(offsetof(vxr_gpu_instance, model) == 108, "instance model in aabb_min.w");
-_Static_assert(offsetof(vxr_gpu_instance, flags) == 124, "instance flags in aabb_max.w");
-_Static_assert(offsetof(vxr_gpu_instance, scale) == 128, "instance misc");
+typedef struct vxr_push {
+    VXR_PUSH_MEMBERS
+} vxr_push;
 
+/* The values of the specialisation constants, at offset 4 * id. */
+typedef struct vxr_spec {
+    uint32_t local_x, local_y;
+    uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
+    uint32_t attr_size, grid_level, picks, rays;
+} vxr_spec;
+
+#define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
+VXR_STATIC_ASSERT(sizeof(vxr_node) == 8, "vxr_node is a uvec2");
+VXR_STATIC_ASSERT(sizeof(vxr_blob_header) == 80, "vxr_blob_header size");
+VXR_STATIC_ASSERT(offsetof(vxr_blob_header, models_offset) == 48, "header offsets");
+VXR_STATIC_ASSERT(offsetof(vxr_blob_header, brick_attr_offset) == 64, "header offsets");
+VXR_STATIC_ASSERT(sizeof(vxr_gpu_model) == 16 * VXR_MODEL_TEXELS, "model stride");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, depth, VXR_MODEL_ORIGIN, 3), "model depth");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, node_base, VXR_MODEL_BASES, 0), "model bases");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, attr_base, VXR_MODEL_BASES, 3), "model bases");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, node_count, VXR_MODEL_COUNTS, 0), "model counts");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, brick_count, VXR_MODEL_COUNTS, 1), "model counts");
+VXR_STATIC_ASSERT(sizeof(vxr_gpu_instance) == 16 * VXR_INSTANCE_TEXELS, "instance stride");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, local_to_world, VXR_INSTANCE_TO_WORLD, 0),
+                  "instance rows");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, aabb_min, VXR_INSTANCE_MIN, 0), "instance min");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, model, VXR_INSTANCE_MIN, 3), "instance model");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, flags, VXR_INSTANCE_MAX, 3), "instance flags");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, scale, VXR_INSTANCE_MISC, 0), "instance scale");
+VXR_STATIC_ASSERT(sizeof(vxr_gpu_bvh_node) == 16 * VXR_BVH_TEXELS, "bvh node stride");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_bvh_node, first, VXR_BVH_LO, 3), "bvh first");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_bvh_node, count, VXR_BVH_HI, 3), "bvh count");
+VXR_STATIC_ASSERT(sizeof(vxr_gpu_pick) == 32, "vxr_gpu_pick is 2 x uvec4");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, t, 1, 0), "pick t in b.x");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, shape, 1, 1), "pick shape in b.y");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, flags, 1, 3), "pick flags in b.w");
+VXR_STATIC_ASSERT(offsetof(vxr_push, forward) == 16 && offsetof(vxr_push, up) == 48 &&
+                      offsetof(vxr_push, width) == 60 && sizeof(vxr_push) == 80,
+                  "std430 push constants");
+VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
+                      offsetof(vxr_spec, grid_level) == 4 * VXR_SPEC_GRID_LEVEL &&
+                      offsetof(vxr_spec, rays) == 4 * VXR_SPEC_RAYS &&
+                      sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
+                  "specialisation constants at 4 * id");
+VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
+                      VXR_BIND_ATTRS == VXR_BIND_BATTR + VXR_BATTR_CHUNKS &&
+                      VXR_SCENE_BINDINGS == VXR_BIND_ATTRS + VXR_ATTR_CHUNKS,
+                  "scene bindings in sequence");
+VXR_STATIC_ASSERT(VXR_LEVELS == VXR_MAX_DEPTH + 1, "a frame per level");
+VXR_STATIC_ASSERT(VXR_BVH_STACK >= VXR_BVH_MAX_DEPTH + 1, "the walk's stack holds any hierarchy");
+#undef VXR_TEXEL
+
+#ifdef __cplusplus
+}
+#endif
 #endif
 #endif

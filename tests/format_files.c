@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <unistd.h>
-#include "vxr/scene.h"
+#include "vxr/formats.h"
 #include "vxr_test.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -362,12 +362,12 @@ static void check_vxo_round_trip(const char *path) {
     uint8_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     vxr_error err = {{0}};
-    CHECK(vxr_save_vxo(s, &a, &na) == VXR_OK);
+    CHECK(vxr_save_vxo(s, &a, &na, NULL) == VXR_OK);
     CHECK(vxr_load_vxo(a, na, &back, &err) == VXR_OK);
     if (back) {
         CHECK(back->build_s == 0);
         CHECK(same_scene(s, back));
-        CHECK(vxr_save_vxo(back, &b, &nb) == VXR_OK);
+        CHECK(vxr_save_vxo(back, &b, &nb, NULL) == VXR_OK);
         CHECK(nb == na && !memcmp(a, b, na));
     }
     char tmp[] = "/tmp/vxr_format_files_XXXXXX";
@@ -440,7 +440,7 @@ static uint8_t *small_vxo(uint32_t attr_size, size_t *size) {
     vxr_scene *s = small_scene(attr_size);
     uint8_t *data = NULL;
     *size = 0;
-    if (s) CHECK(vxr_save_vxo(s, &data, size) == VXR_OK);
+    if (s) CHECK(vxr_save_vxo(s, &data, size, NULL) == VXR_OK);
     vxr_scene_destroy(s);
     return data;
 }
@@ -495,7 +495,8 @@ static int check_corrupted(const uint8_t *data, size_t size, int *bad) {
         if (s->instances[i].model >= s->model_count) (*bad)++;
     uint8_t *again;
     size_t n;
-    if (vxr_save_vxo(s, &again, &n) != VXR_OK || n != size || memcmp(again, data, size)) (*bad)++;
+    if (vxr_save_vxo(s, &again, &n, NULL) != VXR_OK || n != size || memcmp(again, data, size))
+        (*bad)++;
     free(again);
     vxr_scene_stats st;
     vxr_scene_get_stats(s, &st); /* must not crash */
@@ -508,7 +509,7 @@ static void test_vxo_random_corruption(void) {
     if (!s) return;
     uint8_t *data;
     size_t size;
-    CHECK(vxr_save_vxo(s, &data, &size) == VXR_OK);
+    CHECK(vxr_save_vxo(s, &data, &size, NULL) == VXR_OK);
     vxr_scene_destroy(s);
     uint8_t *copy = malloc(size);
     const size_t header = (8 + 256) * 4; /* corrupt the palette rarely: it always loads */
@@ -660,7 +661,7 @@ static void test_vxo_empty_model(void) {
     if (!s) return;
     uint8_t *data;
     size_t size;
-    CHECK(vxr_save_vxo(s, &data, &size) == VXR_OK);
+    CHECK(vxr_save_vxo(s, &data, &size, NULL) == VXR_OK);
     vxr_scene_destroy(s);
     vxr_scene *back = NULL;
     CHECK(vxr_load_vxo(data, size, &back, NULL) == VXR_OK);

@@ -5,7 +5,7 @@
  * writer below (chunk: id, content, children). */
 #include <math.h>
 #include <time.h>
-#include "vxr/scene.h"
+#include "vxr/formats.h"
 #include "vxr_test.h"
 
 /* ------------------------------------------------------------------ writer */

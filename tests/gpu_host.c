@@ -5,6 +5,7 @@
  * objects: they stay usable after the renderer is gone, and the host's own
  * teardown raises no validation message. */
 #include <volk.h>
+#include "vxr/formats.h"
 #include "vxr/renderer.h"
 #include "vxr_test.h"
 
@@ -127,7 +128,7 @@ static void test_host_device(void) {
     CHECK(vkBeginCommandBuffer(h.cmd, &bi) == VK_SUCCESS);
     CHECK(vxr_renderer_create(ctx, s, h.cmd, &ren, &err) == VXR_OK);
     CHECK(vxr_target_create(ctx, &td, &t, &err) == VXR_OK);
-    CHECK(vxr_renderer_render(ren, t, &cam, 1, h.cmd) == VXR_OK);
+    CHECK(vxr_renderer_render(ren, t, &cam, 1, h.cmd, NULL) == VXR_OK);
     CHECK(vkEndCommandBuffer(h.cmd) == VK_SUCCESS);
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &h.cmd};

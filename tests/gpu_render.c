@@ -4,6 +4,8 @@
  * selection. Any validation message fails the run. */
 #include <math.h>
 #include "gpu.h"
+#include "vxr/cull.h"
+#include "vxr/formats.h"
 #include "vxr_test.h"
 
 static cli_gpu gpu;
@@ -38,7 +40,7 @@ static vxr_result render(cli_gpu *g, vxr_context *ctx, const vxr_scene *scene,
     vxr_result r = cli_gpu_begin(g, &err);
     if (r == VXR_OK) r = vxr_renderer_create(ctx, scene, g->cmd, &ren, &err);
     if (r == VXR_OK) r = vxr_target_create(ctx, &td, &t, &err);
-    if (r == VXR_OK) r = vxr_renderer_render(ren, t, cam, grid, g->cmd);
+    if (r == VXR_OK) r = vxr_renderer_render(ren, t, cam, grid, g->cmd, NULL);
     if (r == VXR_OK) r = cli_gpu_submit(g, &err);
     if (r == VXR_OK) {
         size_t n = (size_t)cam->width * cam->height;
@@ -145,7 +147,7 @@ static void test_agreement(void) {
 static bool pick_batch(vxr_renderer *ren, vxr_rays *q, uint32_t count, uint32_t grid) {
     vxr_error err = {{0}};
     vxr_result r = cli_gpu_begin(&gpu, &err);
-    if (r == VXR_OK) r = vxr_renderer_pick_rays(ren, q, count, grid, gpu.cmd);
+    if (r == VXR_OK) r = vxr_renderer_pick_rays(ren, q, count, grid, gpu.cmd, NULL);
     if (r == VXR_OK) return cli_gpu_submit(&gpu, &err) == VXR_OK;
     vkEndCommandBuffer(gpu.cmd);
     return false;
@@ -254,9 +256,9 @@ static void test_ray_batches(void) {
             CHECK(!memcmp(vxr_rays_picks(q), &fr.picks[j * cam.width + i], sizeof(vxr_gpu_pick)));
         }
         frame_free(&fr);
-        CHECK(vxr_renderer_pick_rays(ren, q, 0, 1, gpu.cmd) == VXR_ERROR_ARGUMENT);
-        CHECK(vxr_renderer_pick_rays(ren, q, N + 1, 1, gpu.cmd) == VXR_ERROR_ARGUMENT);
-        CHECK(vxr_renderer_pick_rays(ren, q, 1, 3, gpu.cmd) == VXR_ERROR_ARGUMENT);
+        CHECK(vxr_renderer_pick_rays(ren, q, 0, 1, gpu.cmd, NULL) == VXR_ERROR_ARGUMENT);
+        CHECK(vxr_renderer_pick_rays(ren, q, N + 1, 1, gpu.cmd, NULL) == VXR_ERROR_ARGUMENT);
+        CHECK(vxr_renderer_pick_rays(ren, q, 1, 3, gpu.cmd, NULL) == VXR_ERROR_ARGUMENT);
         vxr_picker_destroy(picker);
         vxr_renderer_destroy(ren);
         vxr_scene_destroy(s);
@@ -415,20 +417,22 @@ static void test_instance_updates(void) {
     vxr_error err = {{0}};
     CHECK(vxr_scene_load("@world:300", &s, &err) == VXR_OK);
     if (!s) return;
+    vxr_culler *culler = NULL;
+    CHECK(vxr_culler_create(s, &culler) == VXR_OK);
     vxr_camera cam = {.eye = {0, 0, 40}, .target = {60, 40, 20}, .width = W, .height = H};
     CHECK(vxr_camera_setup(&cam) == VXR_OK);
     uint32_t culled_visible = 0, all_visible = 0;
-    CHECK(vxr_scene_cull(s, cam.eye, &culled_visible, NULL) == VXR_OK);
+    CHECK(vxr_culler_update(culler, s, cam.eye, &culled_visible, NULL) == VXR_OK);
     vxr_renderer *ren = NULL;
     vxr_target *t[3] = {NULL};
     vxr_target_desc td = {W, H, true, false};
     bool ok = cli_gpu_begin(&gpu, &err) == VXR_OK &&
               vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK;
     for (int i = 0; i < 3 && ok; i++) ok = vxr_target_create(gpu.ctx, &td, &t[i], &err) == VXR_OK;
-    ok = ok && vxr_renderer_render(ren, t[0], &cam, 1, gpu.cmd) == VXR_OK &&
-         vxr_scene_cull(s, NULL, &all_visible, NULL) == VXR_OK &&
+    ok = ok && vxr_renderer_render(ren, t[0], &cam, 1, gpu.cmd, NULL) == VXR_OK &&
+         vxr_culler_update(culler, s, NULL, &all_visible, NULL) == VXR_OK &&
          vxr_renderer_update_instances(ren, s, gpu.cmd, &err) == VXR_OK &&
-         vxr_renderer_render(ren, t[1], &cam, 1, gpu.cmd) == VXR_OK &&
+         vxr_renderer_render(ren, t[1], &cam, 1, gpu.cmd, NULL) == VXR_OK &&
          cli_gpu_submit(&gpu, &err) == VXR_OK;
     CHECK(ok);
     CHECK(culled_visible > 0 && culled_visible < all_visible);
@@ -442,15 +446,15 @@ static void test_instance_updates(void) {
         frame_free(&fresh);
         CHECK_EQ_INT(compare_picks(s, &cam, 1, vxr_target_picks(t[1]), "culling off"), 0);
         CHECK(memcmp(vxr_target_picks(t[0]), vxr_target_picks(t[1]), n * sizeof(vxr_gpu_pick)));
-        CHECK(vxr_scene_cull(s, cam.eye, NULL, NULL) == VXR_OK);
+        CHECK(vxr_culler_update(culler, s, cam.eye, NULL, NULL) == VXR_OK);
         CHECK_EQ_INT(compare_picks(s, &cam, 1, vxr_target_picks(t[0]), "culled"), 0);
-        CHECK(vxr_scene_cull(s, NULL, NULL, NULL) == VXR_OK);
+        CHECK(vxr_culler_update(culler, s, NULL, NULL, NULL) == VXR_OK);
         /* the first instance moves 10 units in front of the eye */
         float *tr = s->instances[0].transform.translation;
         for (int k = 0; k < 3; k++) tr[k] = cam.eye[k] + 10.0f * cam.forward[k];
         ok = cli_gpu_begin(&gpu, &err) == VXR_OK &&
              vxr_renderer_update_instances(ren, s, gpu.cmd, &err) == VXR_OK &&
-             vxr_renderer_render(ren, t[2], &cam, 4, gpu.cmd) == VXR_OK &&
+             vxr_renderer_render(ren, t[2], &cam, 4, gpu.cmd, NULL) == VXR_OK &&
              cli_gpu_submit(&gpu, &err) == VXR_OK;
         CHECK(ok);
         if (ok) {
@@ -483,6 +487,7 @@ static void test_instance_updates(void) {
     for (int i = 0; i < 3; i++) vxr_target_destroy(t[i]);
     vxr_renderer_destroy(ren);
     vxr_scene_destroy(other);
+    vxr_culler_destroy(culler);
     vxr_scene_destroy(s);
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }

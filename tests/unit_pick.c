@@ -2,6 +2,7 @@
  * box against the ray in double precision, nearest entry t, over random
  * scenes and real files, plus the named cases of DESIGN.md §3. */
 #include <math.h>
+#include "vxr/formats.h"
 #include "vxr/pick.h"
 #include "vxr_test.h"
 

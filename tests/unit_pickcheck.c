@@ -1,6 +1,7 @@
 /* The pick comparison and the vendor-GPU tolerance (vxr/pickcheck.h), on
  * the CPU: boundary cases are forgiven, nothing else is. */
 #include <math.h>
+#include "vxr/formats.h"
 #include "vxr/pickcheck.h"
 #include "vxr_test.h"
 

@@ -2,7 +2,7 @@
  * paletted source, deterministically, with the documented contents; bad
  * specs fail with a reason and leave nothing behind. */
 #include <math.h>
-#include "vxr/scene.h"
+#include "vxr/formats.h"
 #include "vxr_test.h"
 
 static void bounds(const vxr_model_src *m, int32_t lo[3], int32_t hi[3]) {

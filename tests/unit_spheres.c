@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sphere_sets.h"
+#include "vxr/cull.h"
+#include "vxr/formats.h"
 #include "vxr/pick.h"
 #include "vxr/spheres.h"
 #include "vxr_test.h"
@@ -322,6 +324,8 @@ static void test_scene_culling(void) {
     vxr_error err = {{0}};
     CHECK(vxr_scene_load("@world:3000", &s, &err) == VXR_OK);
     if (!s) return;
+    vxr_culler *culler = NULL;
+    CHECK(vxr_culler_create(s, &culler) == VXR_OK);
     uint64_t rng = 42;
     uint32_t finite = 0, seen_culled = 0, seen_visible = 0, reached_culled = 0;
     for (uint32_t i = 0; i < s->instance_count; i++)
@@ -337,7 +341,7 @@ static void test_scene_culling(void) {
             eye[k] = 0.5f * (lo[k] + hi[k]) + (float)((2 * sphere_set_uniform(&rng) - 1) * 300);
         uint32_t visible = 0;
         bool changed = false;
-        CHECK(vxr_scene_cull(s, eye, &visible, &changed) == VXR_OK);
+        CHECK(vxr_culler_update(culler, s, eye, &visible, &changed) == VXR_OK);
         uint32_t expect = 0;
         int bad = 0;
         for (uint32_t i = 0; i < s->instance_count; i++) {
@@ -358,7 +362,7 @@ static void test_scene_culling(void) {
         if (e > 0 && visible != prev_visible) CHECK(changed);
         prev_visible = visible;
         /* The same eye again changes nothing. */
-        CHECK(vxr_scene_cull(s, eye, &visible, &changed) == VXR_OK && !changed);
+        CHECK(vxr_culler_update(culler, s, eye, &visible, &changed) == VXR_OK && !changed);
         CHECK_EQ_INT(visible, expect);
         /* Picks towards every culled object near the eye never report it. */
         vxr_picker *p;
@@ -374,13 +378,13 @@ static void test_scene_culling(void) {
             if (pk.hit) CHECK(!(s->instances[pk.instance].flags & VXR_INSTANCE_CULLED));
             /* Culling off, the same ray may reach the culled object. */
             if (e % 10 == 0 && (s->instances[i].flags & VXR_INSTANCE_CULLED)) {
-                CHECK(vxr_scene_cull(s, NULL, NULL, NULL) == VXR_OK);
+                CHECK(vxr_culler_update(culler, s, NULL, NULL, NULL) == VXR_OK);
                 vxr_picker *all;
                 CHECK(vxr_picker_create(s, &all) == VXR_OK);
                 CHECK(vxr_pick_ray(all, &r, 1, &pk) == VXR_OK);
                 reached_culled += pk.hit && pk.instance == i;
                 vxr_picker_destroy(all);
-                CHECK(vxr_scene_cull(s, eye, NULL, NULL) == VXR_OK);
+                CHECK(vxr_culler_update(culler, s, eye, NULL, NULL) == VXR_OK);
             }
         }
         vxr_picker_destroy(p);
@@ -389,14 +393,15 @@ static void test_scene_culling(void) {
     CHECK(seen_culled > 0 && seen_visible > 0);
     uint32_t visible = 0;
     bool changed = false;
-    CHECK(vxr_scene_cull(s, NULL, &visible, &changed) == VXR_OK && changed);
+    CHECK(vxr_culler_update(culler, s, NULL, &visible, &changed) == VXR_OK && changed);
     uint32_t flagged = 0;
     for (uint32_t i = 0; i < s->instance_count; i++)
         flagged += !!(s->instances[i].flags & VXR_INSTANCE_CULLED);
     CHECK_EQ_INT(flagged, 0);
     CHECK_EQ_INT(visible, s->instance_count);
     const float bad_eye[3] = {0, NAN, 0};
-    CHECK(vxr_scene_cull(s, bad_eye, NULL, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_culler_update(culler, s, bad_eye, NULL, NULL) == VXR_ERROR_ARGUMENT);
+    vxr_culler_destroy(culler);
     vxr_scene_destroy(s);
 }
 

@@ -2,7 +2,8 @@
  * builders against a brute-force oracle and against each other, validation
  * of corrupted layouts, and the GPU blob's fields. */
 #include <stddef.h>
-#include "vxr/scene.h"
+#include "vxr/blob.h"
+#include "vxr/formats.h"
 #include "vxr_test.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

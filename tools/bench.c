@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "vxr/blob.h"
 
 typedef vxr_result (*build_fn)(const vxr_voxel *, size_t, uint32_t, vxr_octree *, vxr_error *);
 

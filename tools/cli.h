@@ -4,7 +4,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "vxr/scene.h"
+#include "vxr/cull.h"
+#include "vxr/formats.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 

@@ -74,7 +74,7 @@ static vxr_result gpu_pick(gpu_picker *g, const vxr_scene *s, const vxr_ray *ray
         memcpy(vxr_rays_input(g->batch), rays + i, k * sizeof *rays);
         double t0 = cli_now();
         if ((r = cli_gpu_begin(&g->gpu, err)) == VXR_OK &&
-            (r = vxr_renderer_pick_rays(g->ren, g->batch, k, grid, g->gpu.cmd)) == VXR_OK)
+            (r = vxr_renderer_pick_rays(g->ren, g->batch, k, grid, g->gpu.cmd, err)) == VXR_OK)
             r = cli_gpu_submit(&g->gpu, err);
         *seconds += cli_now() - t0;
         const vxr_gpu_pick *rec = vxr_rays_picks(g->batch);
@@ -138,6 +138,8 @@ int cmd_pick(int argc, char **argv) {
     }
     vxr_pick *picks = malloc((n ? n : 1) * sizeof *picks);
     r = picks ? VXR_OK : VXR_ERROR_MEMORY;
+    vxr_culler *culler = NULL;
+    if (r == VXR_OK && cull) r = vxr_culler_create(scene, &culler);
     /* Each ray sees what its origin sees (view distances, DESIGN.md §4):
      * the scene is culled again whenever the origin changes, and the picker
      * rebuilt when the visible set does. Only the picks are timed. */
@@ -148,7 +150,7 @@ int cmd_pick(int argc, char **argv) {
         bool changed = picker == NULL && g.ren == NULL;
         if (cull) {
             bool moved;
-            r = vxr_scene_cull(scene, rays[i].origin, NULL, &moved);
+            r = vxr_culler_update(culler, scene, rays[i].origin, NULL, &moved);
             changed = changed || moved;
         }
         if (r == VXR_OK && changed && use_gpu) {
@@ -188,6 +190,7 @@ int cmd_pick(int argc, char **argv) {
         cli_gpu_close(&g.gpu);
     }
     vxr_picker_destroy(picker);
+    vxr_culler_destroy(culler);
     free(picks);
     free(rays);
     vxr_scene_destroy(scene);

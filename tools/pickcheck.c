@@ -68,7 +68,7 @@ int cmd_pickcheck(int argc, char **argv) {
     if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
-        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd)) == VXR_OK)
+        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
         r = cli_gpu_submit(&gpu, &err);
     if (r != VXR_OK) status = gpu_fail(a.scene, r, &err);
     if (status == EXIT_OK && vxr_picker_create(scene, &picker) != VXR_OK)

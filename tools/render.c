@@ -158,6 +158,15 @@ static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera
     return EXIT_OK;
 }
 
+/* Culls the scene by view distance from eye, once. */
+static vxr_result cull_once(vxr_scene *scene, const float eye[3]) {
+    vxr_culler *c;
+    vxr_result r = vxr_culler_create(scene, &c);
+    if (r == VXR_OK) r = vxr_culler_update(c, scene, eye, NULL, NULL);
+    vxr_culler_destroy(c);
+    return r;
+}
+
 int render_open(const char *cmd, render_args *a, int view, vxr_scene **scene, cli_gpu *gpu) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(a->scene, scene, &err);
@@ -169,7 +178,7 @@ int render_open(const char *cmd, render_args *a, int view, vxr_scene **scene, cl
     if (vxr_camera_setup(&a->cam) != VXR_OK)
         status = cli_usage("%s: the camera needs --eye different from --target", cmd);
     /* What the eye sees (view distances), as `vxr pick` does per origin. */
-    else if (a->cull && (r = vxr_scene_cull(*scene, a->cam.eye, NULL, NULL)) != VXR_OK)
+    else if (a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
         status = cli_fail(a->scene, r, &err);
     else if ((r = cli_gpu_open(gpu, &(vxr_context_desc){.validation = a->validate}, &err)) !=
              VXR_OK)
@@ -199,7 +208,7 @@ int cmd_render(int argc, char **argv) {
     if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
-        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd)) == VXR_OK)
+        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
         r = cli_gpu_submit(&gpu, &err);
     if (r != VXR_OK) {
         status = gpu_fail(a.scene, r, &err);
@@ -287,7 +296,7 @@ int bench_render(int argc, char **argv) {
         if ((r = cli_gpu_begin(&gpu, &err)) != VXR_OK) break;
         vkCmdResetQueryPool(gpu.cmd, qp, 0, 2);
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-        if ((r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd)) != VXR_OK) break;
+        if ((r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) != VXR_OK) break;
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 1);
         double t0 = cli_now();
         if ((r = cli_gpu_submit(&gpu, &err)) != VXR_OK) break;

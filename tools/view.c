@@ -40,6 +40,7 @@ typedef struct app {
     view_vk vk;
     const view_args *args;
     vxr_scene *scene;
+    vxr_culler *culler;
     char scene_name[512];
     uint32_t scene_gen;
     vxr_renderer *renderer;
@@ -305,6 +306,8 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
     for (int i = 0; i < VIEW_FRAMES; i++) a->vk.frames[i].upload = NULL; /* freed with it */
     vxr_renderer_destroy(a->renderer);
     a->renderer = NULL;
+    vxr_culler_destroy(a->culler);
+    a->culler = NULL;
     vxr_scene_destroy(a->scene);
     a->scene = scene;
     a->scene_gen++;
@@ -579,7 +582,10 @@ static bool pick_pixel(const app *a, uint32_t w, uint32_t h, uint32_t dest[2]) {
 static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
     bool changed = false;
     if (!a->cull && !a->cull_changed && a->renderer) return VXR_OK;
-    vxr_result r = vxr_scene_cull(a->scene, a->cull ? a->cam.eye : NULL, &a->visible, &changed);
+    vxr_result r = a->culler ? VXR_OK : vxr_culler_create(a->scene, &a->culler);
+    if (r == VXR_OK)
+        r = vxr_culler_update(a->culler, a->scene, a->cull ? a->cam.eye : NULL, &a->visible,
+                              &changed);
     if (r != VXR_OK) return r;
     if (!changed && !a->cull_changed && a->renderer) return VXR_OK;
     a->cull_changed = false;
@@ -667,14 +673,14 @@ static int frame(app *a, uint64_t index, bool *shown) {
     }
     bool shot = a->want_shot;
     vxr_target *t = shot ? a->shot : a->target;
-    r = vxr_renderer_render(a->renderer, t, &a->cam, 1, f->cmd); /* the grid is for picking */
+    r = vxr_renderer_render(a->renderer, t, &a->cam, 1, f->cmd, &err); /* the grid is for picking */
     uint32_t px[2];
     f->picked = r == VXR_OK && pick_pixel(a, a->cam.width, a->cam.height, px);
     if (f->picked) {
         vxr_camera_ray(&a->cam, px[0], px[1], &f->ray);
         vxr_rays_input(f->rays)[0] = f->ray;
         f->scene_gen = a->scene_gen;
-        r = vxr_renderer_pick_rays(a->renderer, f->rays, 1, a->grid, f->cmd);
+        r = vxr_renderer_pick_rays(a->renderer, f->rays, 1, a->grid, f->cmd, &err);
     }
     if (r != VXR_OK) {
         vkEndCommandBuffer(f->cmd);
@@ -963,6 +969,7 @@ int cmd_view(int argc, char **argv) {
     }
     if (a->window) glfwDestroyWindow(a->window);
     glfwTerminate();
+    vxr_culler_destroy(a->culler);
     vxr_scene_destroy(a->scene);
     free(a);
     return status;

@@ -211,7 +211,7 @@ static int cmd_convert(int argc, char **argv) {
     if (r != VXR_OK) return cli_fail(in, r, &err);
     uint8_t *data = NULL;
     size_t size = 0;
-    r = vxo ? vxr_save_vxo(scene, &data, &size) : vxr_save_vl32(scene, &data, &size, &err);
+    r = vxo ? vxr_save_vxo(scene, &data, &size, &err) : vxr_save_vl32(scene, &data, &size, &err);
     vxr_scene_destroy(scene);
     if (r != VXR_OK) {
         free(data);

@@ -1,6 +1,6 @@
 /* libFuzzer target: .vl32 from memory, then the octree build. */
 #include <stdlib.h>
-#include "vxr/scene.h"
+#include "vxr/formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

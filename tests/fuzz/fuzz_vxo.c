@@ -2,7 +2,8 @@
  * exactly its bytes (core/vxo.c), and its octrees must be safe to walk. */
 #include <stdlib.h>
 #include <string.h>
-#include "vxr/scene.h"
+#include "vxr/blob.h"
+#include "vxr/formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     uint8_t *out;
     size_t n;
-    if (vxr_save_vxo(scene, &out, &n) != VXR_OK) abort();
+    if (vxr_save_vxo(scene, &out, &n, NULL) != VXR_OK) abort();
     if (n != size || memcmp(out, data, size)) abort();
     free(out);
     for (uint32_t i = 0; i < scene->model_count; i++) {

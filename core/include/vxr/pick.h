@@ -55,8 +55,9 @@ typedef struct vxr_pick {
 typedef struct vxr_picker vxr_picker;
 
 /* Builds a picker over the scene's visible instances (not hidden, not
- * culled): a bounding volume hierarchy of their world AABBs. The scene must
- * outlive the picker. Returns VXR_ERROR_MEMORY on allocation failure. */
+ * culled): their records and instance hierarchy (vxr/bvh.h) as the scene is
+ * now. The scene must outlive the picker; build a new one after changing
+ * instances. Returns VXR_ERROR_MEMORY on allocation failure. */
 vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
 /* NULL is a no-op. */
 void vxr_picker_destroy(vxr_picker *picker);
@@ -82,30 +83,13 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint3
  * normal, corner point and edge midpoint from the instance's transform, the
  * same code path the CPU picker takes. A record without VXR_PICK_HIT gives
  * a zero pick. Returns VXR_ERROR_ARGUMENT (dest zeroed) for a record that
- * names no instance of the scene or ids that do not fit together. */
+ * names no instance of the scene or ids that do not fit together, and
+ * VXR_ERROR_LIMIT for one the device marked VXR_PICK_INCOMPLETE. */
 vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
                            vxr_pick *dest);
 
-/* The picker's instance hierarchy, in the GPU layout (vxr_gpu_bvh_node):
- * borrowed arrays owned by the picker. node_count is 0 when no instance is
- * visible. Boxes are the visible instances' world AABBs, widened slightly so
- * that no grazing hit is cut. */
-typedef struct vxr_bvh {
-    const vxr_gpu_bvh_node *nodes;
-    uint32_t node_count;
-    const uint32_t *items; /* visible instance indices */
-    uint32_t item_count;
-} vxr_bvh;
-
-void vxr_picker_bvh(const vxr_picker *picker, vxr_bvh *dest);
-
-/* How far (world units) the hierarchy's boxes must be widened for grid N:
- * a grid cube reaches past the voxels it holds. 0 for N = 1 and for an
- * invalid N. The GPU widens its boxes by this same float. */
-float vxr_picker_grid_pad(const vxr_picker *picker, uint32_t grid);
-
 /* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
- * two corners of each edge. */
+ * two corners of each edge, ascending (the tables of shaders/vxr_trace.h). */
 extern const uint8_t vxr_face_corners[6][4];
 extern const uint8_t vxr_face_edges[6][4];
 extern const uint8_t vxr_edge_corners[12][2];

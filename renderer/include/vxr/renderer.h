@@ -6,7 +6,7 @@
  *    dispatch table (every Vulkan function is loaded through
  *    vkGetInstanceProcAddr / vkGetDeviceProcAddr; nothing links libvulkan).
  *  - vxr_renderer: one scene on the GPU (models, instances, palette, octree
- *    nodes, brick attribute bases, attributes, the picker's instance
+ *    nodes, brick attribute bases, attributes, the instance
  *    hierarchy) and the compute pipeline specialised for it.
  *  - vxr_target: an offscreen RGBA8 storage image, optionally the per-pixel
  *    pick records (vxr_gpu_pick) and a host-readable copy of the colours.
@@ -41,20 +41,35 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
 
 /* A zero-initialised desc is valid: own instance and device, the loader
  * found with dlopen("libvulkan.so.1"), the device chosen by VXR_DEVICE or
- * by type, no validation.
+ * by type, no validation. Defaults of each field:
  *
  * Own context (instance == VK_NULL_HANDLE):
  *   get_instance_proc_addr  NULL: dlopen libvulkan.so.1 (a missing loader is
  *                           VXR_ERROR_DEVICE, not a link error)
- *   validation              false: enable VK_LAYER_KHRONOS_validation and a
- *                           debug-utils messenger that counts warnings and
- *                           errors and passes them to log (stderr when log
- *                           is NULL: the caller asked for them)
+ *   validation              false: no validation. true: enable
+ *                           VK_LAYER_KHRONOS_validation and a debug-utils
+ *                           messenger that counts warnings and errors
+ *                           (vxr_context_validation_messages) and passes
+ *                           them to log (stderr when log is NULL)
  *   device_selector         NULL: the VXR_DEVICE environment variable; an
  *                           index into vkEnumeratePhysicalDevices' list, or
- *                           a substring of the device name; unset: the first
- *                           discrete GPU, else integrated, virtual, CPU.
- *                           The device needs Vulkan 1.2 and a compute queue.
+ *                           a case-insensitive substring of the device
+ *                           name; unset: the first discrete GPU, else
+ *                           integrated, virtual, CPU. The device needs
+ *                           Vulkan 1.2 and a queue family as below.
+ *   instance_extensions     none: extensions to enable besides the
+ *                           renderer's own (a window system's, for one)
+ *   device_extensions       none: likewise for the device; a device that
+ *                           lacks one is not chosen
+ *   queue_flags             0: the queue family needs compute only; more
+ *                           flags (VK_QUEUE_GRAPHICS_BIT) it must have too
+ *   queue_family_ok         NULL: no further test; else a family must pass
+ *                           it too (a viewer asks for present support)
+ *   instance_ready          NULL: nothing; else called once the instance
+ *                           exists, before a device is chosen (a viewer
+ *                           creates its window surface there); a result
+ *                           other than VXR_OK ends vxr_context_create
+ *   user                    passed to the two callbacks
  * Host context (instance, physical_device and device all set): the host's
  *   objects are used and never destroyed; get_instance_proc_addr is
  *   required; queue_family is a family with compute of the host's device,
@@ -65,8 +80,9 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           Scene data is bound as uniform texel buffers,
  *                           so a binding also holds at most
  *                           maxTexelBufferElements texels.
- *   force_staging           false: upload through staging buffers and
- *                           copies even when device-local memory is mappable
+ *   force_staging           false: write scene data straight into mapped
+ *                           device-local memory when there is some; true:
+ *                           always through staging buffers and copies
  *   log, log_user           NULL: silent (except validation, see above) */
 typedef struct vxr_context_desc {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
@@ -76,6 +92,14 @@ typedef struct vxr_context_desc {
     uint32_t queue_family;
     bool validation;
     const char *device_selector;
+    const char *const *instance_extensions;
+    uint32_t instance_extension_count;
+    const char *const *device_extensions;
+    uint32_t device_extension_count;
+    VkQueueFlags queue_flags;
+    bool (*queue_family_ok)(void *user, VkPhysicalDevice device, uint32_t family);
+    vxr_result (*instance_ready)(void *user, VkInstance instance, vxr_error *err);
+    void *user;
     uint64_t max_binding_bytes;
     bool force_staging;
     vxr_log_fn log;
@@ -108,11 +132,13 @@ void vxr_context_destroy(vxr_context *ctx);
 void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
 /* Validation warnings and errors seen so far (own context with validation). */
 uint32_t vxr_context_validation_messages(const vxr_context *ctx);
+/* The name of a VkResult ("VK_ERROR_DEVICE_LOST"); never NULL. */
+const char *vxr_vk_result_string(VkResult result);
 
 typedef struct vxr_renderer vxr_renderer;
 
 /* Uploads a built scene: its GPU blob's sections and the instance hierarchy
- * of vxr_picker_bvh over the visible instances (flags HIDDEN and CULLED as
+ * (vxr/bvh.h) over the visible instances (flags HIDDEN and CULLED as
  * set now are honoured). The scene is not referenced afterwards. Nodes and
  * brick attribute bases larger than the binding size are split over up to
  * 4 bindings each, attributes over up to 8; beyond that, or for instance
@@ -125,9 +151,9 @@ vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkComma
                                vxr_renderer **dest, vxr_error *err);
 /* Records an update of the instances into cmd: the scene must be the one
  * the renderer was created from (same models and instance count); its
- * instances' transforms and flags (HIDDEN, and CULLED as vxr_scene_cull
- * left them) may have changed. Rewrites the instance table and the
- * picker's instance hierarchy in place with vkCmdUpdateBuffer, between
+ * instances' transforms and flags (HIDDEN, and CULLED as a culler left
+ * them) may have changed. Rewrites the instance table and the instance
+ * hierarchy in place with vkCmdUpdateBuffer, between
  * barriers, so that work recorded earlier (in cmd or in command buffers
  * submitted before it) reads the old instances and work recorded after it
  * the new ones; no octree is uploaded again and no pipeline is rebuilt.
@@ -140,9 +166,11 @@ void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
 void vxr_renderer_destroy(vxr_renderer *r);
 
-/* Target: width x height pixels (both 1..16384).
+/* Target: width x height pixels (both 1..VXR_MAX_TARGET_SIZE).
  *   picks     false: also write a vxr_gpu_pick per pixel (row 0 at the top)
  *   readback  false: also copy the colours into host-visible memory */
+#define VXR_MAX_TARGET_SIZE 16384u /* pixels per side */
+
 typedef struct vxr_target_desc {
     uint32_t width, height;
     bool picks;
@@ -169,15 +197,18 @@ const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
 /* Records one frame: a ray per pixel from cam (after vxr_camera_setup, its
  * width and height equal to the target's), grid N as in vxr_pick_ray (0 or
  * 1: voxels). Returns VXR_ERROR_ARGUMENT for a mismatched camera or a bad
- * grid. The recorded work reads the renderer's buffers and writes the
- * target; both must stay alive until it completes. */
+ * grid, or the failure of creating the grid's pipeline on first use; err
+ * (may be NULL) says why. The recorded work reads the renderer's buffers
+ * and writes the target; both must stay alive until it completes. */
 vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
-                               VkCommandBuffer cmd);
+                               VkCommandBuffer cmd, vxr_error *err);
 
 /* Ray picks: explicit rays (the viewer's mouse, a validator's ray file),
  * each traced by the code that traces a frame's pixels, into one
  * vxr_gpu_pick record per ray (vxr_pick_expand gives the full vxr_pick).
- * A batch holds up to capacity rays (1..2^22) in host-visible memory. */
+ * A batch holds up to capacity rays (1..VXR_MAX_RAYS) in host-visible
+ * memory. */
+#define VXR_MAX_RAYS (1u << 22)
 typedef struct vxr_rays vxr_rays;
 
 vxr_result vxr_rays_create(vxr_context *ctx, uint32_t capacity, vxr_rays **dest, vxr_error *err);
@@ -195,9 +226,9 @@ const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
  * the CPU (bit for bit on lavapipe). The ray of a frame's pixel (i, j) is
  * vxr_camera_ray(cam, i, j, ...): the pick of one pixel is then the record
  * the frame writes there. VXR_ERROR_ARGUMENT for count 0 or above the
- * capacity, or a bad grid. */
+ * capacity, or a bad grid; err (may be NULL) says why, as for render. */
 vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
-                                  VkCommandBuffer cmd);
+                                  VkCommandBuffer cmd, vxr_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
  * Vulkan device is usable, like the vxr tool). */
 #include <stdio.h>
 #include <vxr/pick.h>
+#include <vxr/formats.h>
 #include <vxr/renderer.h>
 
 int main(void) {

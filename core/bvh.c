@@ -1,0 +1,182 @@
+/* The instance hierarchy (vxr/bvh.h): a median-split BVH over the widened
+ * world boxes of the visible instances, duplicates collapsed. */
+#include "vxr/bvh.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Boxes grow by this fraction of (1 + |min| + |max|) per axis: float
+ * rounding in the instance transform can never cut a grazing hit. */
+#define BOX_PAD 1e-4f
+/* sqrt(3), rounded up: a grid cube's reach past its voxels under any rotation. */
+#define SQRT3_UP 1.7321f
+
+void vxr_bvh_instance_box(const vxr_gpu_instance *g, float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        float pad = BOX_PAD * (1.0f + fabsf(g->aabb_min[k]) + fabsf(g->aabb_max[k]));
+        lo[k] = g->aabb_min[k] - pad;
+        hi[k] = g->aabb_max[k] + pad;
+    }
+}
+
+float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid) {
+    if (grid <= 1) return 0.0f;
+    return (float)grid * bvh->max_scale * SQRT3_UP;
+}
+
+/* ---- duplicates: one item per distinct (model, world-to-local) ---- */
+
+static uint64_t record_hash(const vxr_gpu_instance *g) {
+    uint64_t h = 0xcbf29ce484222325ull ^ g->model; /* FNV-1a over the transform's bits */
+    const unsigned char *p = (const unsigned char *)g->world_to_local;
+    for (size_t i = 0; i < sizeof g->world_to_local; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static bool same_record(const vxr_gpu_instance *a, const vxr_gpu_instance *b) {
+    return a->model == b->model &&
+           !memcmp(a->world_to_local, b->world_to_local, sizeof a->world_to_local);
+}
+
+/* Keeps the first of each run of identical records among items[0..n) (in
+ * ascending index order, so the lowest index); returns the new count. */
+static uint32_t drop_duplicates(const vxr_gpu_instance *records, uint32_t *items, uint32_t n) {
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n) cap *= 2;
+    uint32_t *slot = malloc(cap * sizeof *slot);
+    if (!slot) return n; /* keeping duplicates is correct, only slower */
+    memset(slot, 0xff, cap * sizeof *slot);
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const vxr_gpu_instance *g = &records[items[j]];
+        size_t s = (size_t)record_hash(g) & (cap - 1);
+        while (slot[s] != UINT32_MAX && !same_record(&records[slot[s]], g)) s = (s + 1) & (cap - 1);
+        if (slot[s] != UINT32_MAX) continue;
+        slot[s] = items[j];
+        items[kept++] = items[j];
+    }
+    free(slot);
+    return kept;
+}
+
+/* ---- construction ---- */
+
+typedef struct builder {
+    vxr_bvh *bvh;
+    float *box;          /* per item position: widened lo xyz, hi xyz */
+    float *centre;       /* per item position */
+    uint32_t *positions; /* items' positions in box/centre, permuted with items */
+} builder;
+
+/* Quickselect: positions[first..first+count) partitioned so that the k-th
+ * smallest centre along axis sits at first + k. */
+static void select_kth(uint32_t *items, uint32_t *pos, uint32_t count, uint32_t k,
+                       const float *centre, int axis) {
+    uint32_t lo = 0, hi = count - 1;
+    while (lo < hi) {
+        float pivot = centre[3 * (size_t)pos[(lo + hi) / 2] + (size_t)axis];
+        uint32_t i = lo, j = hi;
+        while (i <= j) {
+            while (centre[3 * (size_t)pos[i] + (size_t)axis] < pivot) i++;
+            while (centre[3 * (size_t)pos[j] + (size_t)axis] > pivot) j--;
+            if (i <= j) {
+                uint32_t x = items[i], y = pos[i];
+                items[i] = items[j];
+                pos[i] = pos[j];
+                items[j] = x;
+                pos[j] = y;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+static void build_node(builder *b, uint32_t node, uint32_t first, uint32_t count, uint32_t depth) {
+    vxr_bvh *t = b->bvh;
+    vxr_gpu_bvh_node *nd = &t->nodes[node];
+    if (depth > t->depth) t->depth = depth;
+    float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+        nd->lo[k] = INFINITY;
+        nd->hi[k] = -INFINITY;
+    }
+    for (uint32_t j = first; j < first + count; j++) {
+        const float *box = &b->box[6 * (size_t)b->positions[j]];
+        const float *c = &b->centre[3 * (size_t)b->positions[j]];
+        for (int k = 0; k < 3; k++) {
+            if (box[k] < nd->lo[k]) nd->lo[k] = box[k];
+            if (box[3 + k] > nd->hi[k]) nd->hi[k] = box[3 + k];
+            if (c[k] < clo[k]) clo[k] = c[k];
+            if (c[k] > chi[k]) chi[k] = c[k];
+        }
+    }
+    if (count <= VXR_BVH_LEAF) {
+        nd->first = first;
+        nd->count = count;
+        return;
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
+    uint32_t half = count / 2;
+    select_kth(t->items + first, b->positions + first, count, half, b->centre, axis);
+    uint32_t left = t->node_count;
+    t->node_count += 2;
+    nd->first = left;
+    nd->count = 0;
+    build_node(b, left, first, half, depth + 1);
+    build_node(b, left + 1, first + half, count - half, depth + 1);
+}
+
+vxr_result vxr_bvh_build(const vxr_scene *s, const vxr_gpu_instance *records, vxr_bvh *dest) {
+    memset(dest, 0, sizeof *dest);
+    size_t n = s->instance_count ? s->instance_count : 1;
+    dest->items = malloc(n * sizeof *dest->items);
+    if (!dest->items) return VXR_ERROR_MEMORY;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (vxr_bvh_holds(s, &records[i])) dest->items[dest->item_count++] = i;
+    }
+    dest->item_count = drop_duplicates(records, dest->items, dest->item_count);
+    if (dest->item_count == 0) return VXR_OK;
+    builder b = {dest, malloc(n * 6 * sizeof(float)), malloc(n * 3 * sizeof(float)),
+                 malloc(n * sizeof(uint32_t))};
+    dest->nodes = malloc(vxr_bvh_node_bound(dest->item_count) * sizeof *dest->nodes);
+    if (!b.box || !b.centre || !b.positions || !dest->nodes) {
+        free(b.box), free(b.centre), free(b.positions);
+        vxr_bvh_free(dest);
+        return VXR_ERROR_MEMORY;
+    }
+    for (uint32_t j = 0; j < dest->item_count; j++) {
+        const vxr_gpu_instance *g = &records[dest->items[j]];
+        float *box = &b.box[6 * (size_t)j];
+        vxr_bvh_instance_box(g, box, box + 3);
+        for (int k = 0; k < 3; k++)
+            b.centre[3 * (size_t)j + (size_t)k] = 0.5f * (box[k] + box[3 + k]);
+        b.positions[j] = j;
+        if (g->scale > dest->max_scale) dest->max_scale = g->scale;
+    }
+    dest->node_count = 1;
+    build_node(&b, 0, 0, dest->item_count, 0);
+    free(b.box), free(b.centre), free(b.positions);
+    /* a median split cannot exceed it; the walks' stacks rely on it */
+    if (dest->depth > VXR_BVH_MAX_DEPTH) {
+        vxr_bvh_free(dest);
+        return VXR_ERROR_LIMIT;
+    }
+    return VXR_OK;
+}
+
+void vxr_bvh_free(vxr_bvh *bvh) {
+    if (!bvh) return;
+    free(bvh->nodes);
+    free(bvh->items);
+    memset(bvh, 0, sizeof *bvh);
+}
