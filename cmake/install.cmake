@@ -19,7 +19,7 @@ install(TARGETS ${vxr_targets} EXPORT vxrTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY core/include/vxr DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES shaders/vxr_layout.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vxr)
+install(FILES shaders/vxr_layout.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET vxr_renderer)
     install(DIRECTORY renderer/include/vxr DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
