@@ -239,7 +239,11 @@ static vxr_result create_own(vxr_context *c, const vxr_context_desc *d, vxr_erro
     VXR_VK_GLOBAL(LOAD)
 #undef LOAD
     vxr_result res = create_instance(c, d, err);
-    if (res == VXR_OK && d->instance_ready) res = d->instance_ready(d->user, c->instance, err);
+    if (res == VXR_OK && d->instance_ready) {
+        res = d->instance_ready(d->user, c->instance, err);
+        c->instance_release = d->instance_release;
+        c->user = d->user;
+    }
     if (res != VXR_OK) return res;
     const char *sel = d->device_selector ? d->device_selector : getenv("VXR_DEVICE");
     return pick_device(c, d, sel, err);
@@ -317,6 +321,7 @@ void vxr_context_destroy(vxr_context *c) {
         if (!c->adopted) c->vk.vkDestroyDevice(c->device, NULL);
     }
     if (!c->adopted && c->instance) {
+        if (c->instance_release) c->instance_release(c->user, c->instance);
         if (c->messenger) c->vk.vkDestroyDebugUtilsMessengerEXT(c->instance, c->messenger, NULL);
         c->vk.vkDestroyInstance(c->instance, NULL);
     }

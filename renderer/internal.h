@@ -78,6 +78,8 @@ struct vxr_context {
     uint32_t queue_family;
     bool adopted;
     bool force_staging;
+    void (*instance_release)(void *user, VkInstance instance); /* the desc's, once ready */
+    void *user;
     VkDebugUtilsMessengerEXT messenger;
     uint32_t messages;
     vxr_log_fn log;

@@ -11,12 +11,6 @@
 static cli_gpu gpu;
 static bool gpu_ok;
 
-/* volk's function pointers are global: point them at g's device. */
-static void use(const cli_gpu *g) {
-    volkLoadInstanceOnly(g->info.instance);
-    volkLoadDevice(g->info.device);
-}
-
 typedef struct frame {
     vxr_gpu_pick *picks;
     uint32_t *colors;
@@ -377,7 +371,7 @@ static void test_binding_split(void) {
     vkEndCommandBuffer(g2.cmd);
     CHECK_EQ_INT(vxr_context_validation_messages(g2.ctx), 0);
     cli_gpu_close(&g2);
-    use(&gpu);
+    cli_gpu_use(&gpu);
     frame_free(&ref);
     vxr_scene_destroy(s);
 }
@@ -400,7 +394,7 @@ static void test_staging(void) {
     CHECK(ref.picks && staged.picks && !memcmp(ref.picks, staged.picks, n * sizeof *ref.picks));
     CHECK_EQ_INT(vxr_context_validation_messages(g2.ctx), 0);
     cli_gpu_close(&g2);
-    use(&gpu);
+    cli_gpu_use(&gpu);
     frame_free(&ref);
     frame_free(&staged);
     vxr_scene_destroy(s);

@@ -1,32 +1,10 @@
-/* vxr pick and vxr bench pick. */
+/* vxr pick: picks of a file of rays, on the CPU or (--gpu) the GPU. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "render.h"
-#include "vxr/camera.h"
-
-void cli_print_pick(FILE *out, const vxr_pick *p) {
-    if (!p->hit) {
-        fputs("{\"hit\":false}\n", out);
-        return;
-    }
-    fprintf(out,
-            "{\"hit\":true,\"instance\":%u,\"voxel\":[%d,%d,%d],\"size\":%u,"
-            "\"world_min\":[%.9g,%.9g,%.9g],\"world_max\":[%.9g,%.9g,%.9g],\"t\":%.9g,"
-            "\"point\":[%.9g,%.9g,%.9g],\"face\":%d,\"normal\":[%.9g,%.9g,%.9g],\"corner\":%d,"
-            "\"corner_point\":[%.9g,%.9g,%.9g],\"edge\":%d,\"edge_mid\":[%.9g,%.9g,%.9g],"
-            "\"color\":[%u,%u,%u,%u]}\n",
-            p->instance, p->voxel[0], p->voxel[1], p->voxel[2], p->size, (double)p->world_min[0],
-            (double)p->world_min[1], (double)p->world_min[2], (double)p->world_max[0],
-            (double)p->world_max[1], (double)p->world_max[2], (double)p->t, (double)p->point[0],
-            (double)p->point[1], (double)p->point[2], p->face, (double)p->normal[0] + 0.0,
-            (double)p->normal[1] + 0.0, (double)p->normal[2] + 0.0, p->corner,
-            (double)p->corner_point[0], (double)p->corner_point[1], (double)p->corner_point[2],
-            p->edge, (double)p->edge_mid[0], (double)p->edge_mid[1], (double)p->edge_mid[2],
-            p->color & 255, (p->color >> 8) & 255, (p->color >> 16) & 255, p->color >> 24);
-}
+#include "commands.h"
+#include "gpu.h"
 
 _Static_assert(sizeof(vxr_ray) == 6 * sizeof(float), "vxr_ray is six packed floats");
 
@@ -38,13 +16,8 @@ static int read_rays(const char *path, vxr_ray **rays, size_t *count) {
     return status;
 }
 
-static int parse_grid(const char *s, uint32_t *grid) {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || v == 0 || v > (1ul << 20) || (v & (v - 1))) return 0;
-    *grid = (uint32_t)v;
-    return 1;
-}
+/* Rays a GPU batch holds at most: 32 MiB of pick records. */
+#define BATCH_RAYS (1u << 20)
 
 /* `pick --gpu`: the renderer's ray picks, expanded as `render --hits` does.
  * The scene is uploaded again whenever culling changes the visible set. */
@@ -78,8 +51,11 @@ static vxr_result gpu_pick(gpu_picker *g, const vxr_scene *s, const vxr_ray *ray
             r = cli_gpu_submit(&g->gpu, err);
         *seconds += cli_now() - t0;
         const vxr_gpu_pick *rec = vxr_rays_picks(g->batch);
-        for (uint32_t j = 0; r == VXR_OK && j < k; j++)
-            r = vxr_pick_expand(s, &rays[i + j], &rec[j], &dest[i + j]);
+        for (uint32_t j = 0; r == VXR_OK && j < k; j++) {
+            char what[32];
+            snprintf(what, sizeof what, "ray %zu", i + j + 1);
+            r = cli_expand_record(s, &rays[i + j], &rec[j], what, &dest[i + j], err);
+        }
     }
     return r;
 }
@@ -100,7 +76,7 @@ int cmd_pick(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--rays") && i + 1 < argc) {
             rays_path = argv[++i];
         } else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
-            if (!parse_grid(argv[++i], &grid))
+            if (!cli_parse_grid(argv[++i], &grid))
                 return cli_usage("pick: --grid takes a power of two from 1 to 2^20, not '%s'",
                                  argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -125,7 +101,7 @@ int cmd_pick(int argc, char **argv) {
         return cli_fail(path, r, &err);
     }
     vxr_picker *picker = NULL;
-    gpu_picker g = {.capacity = n < (1u << 20) ? (uint32_t)(n ? n : 1) : (1u << 20)};
+    gpu_picker g = {.capacity = n < BATCH_RAYS ? (uint32_t)(n ? n : 1) : BATCH_RAYS};
     if (use_gpu) {
         r = cli_gpu_open(&g.gpu, &(vxr_context_desc){.validation = validate}, &err);
         if (r == VXR_OK) r = vxr_rays_create(g.gpu.ctx, g.capacity, &g.batch, &err);
@@ -133,7 +109,7 @@ int cmd_pick(int argc, char **argv) {
             cli_gpu_close(&g.gpu);
             free(rays);
             vxr_scene_destroy(scene);
-            return gpu_fail("pick", r, &err);
+            return cli_fail("pick", r, &err);
         }
     }
     vxr_pick *picks = malloc((n ? n : 1) * sizeof *picks);
@@ -178,13 +154,9 @@ int cmd_pick(int argc, char **argv) {
         printf("{\"rays\":%zu,\"hits\":%zu,\"seconds\":%.6f,\"mrays_s\":%.3f}\n", n, hits, dt,
                dt > 0 ? (double)n / dt * 1e-6 : 0.0);
     }
-    if (r != VXR_OK) status = use_gpu ? gpu_fail(path, r, &err) : cli_fail(path, r, &err);
+    if (r != VXR_OK) status = cli_fail(path, r, &err);
     if (use_gpu) {
-        uint32_t messages = vxr_context_validation_messages(g.gpu.ctx);
-        if (status == EXIT_OK && messages) {
-            fprintf(stderr, "vxr: pick: %u validation messages\n", messages);
-            status = EXIT_INPUT;
-        }
+        status = cli_validation_status("pick", &g.gpu, validate, status);
         vxr_rays_destroy(g.batch);
         vxr_renderer_destroy(g.ren);
         cli_gpu_close(&g.gpu);
@@ -195,89 +167,4 @@ int cmd_pick(int argc, char **argv) {
     free(rays);
     vxr_scene_destroy(scene);
     return status;
-}
-
-/* Rays of `cameras` cameras orbiting the scene, w x h pixels each. */
-static vxr_ray *orbit_rays(const vxr_scene *s, int cameras, uint32_t w, uint32_t h, size_t *n) {
-    *n = (size_t)cameras * w * h;
-    vxr_ray *rays = malloc(*n * sizeof *rays);
-    if (!rays) return NULL;
-    size_t k = 0;
-    for (int c = 0; c < cameras; c++) {
-        vxr_camera cam = {0};
-        vxr_camera_orbit(s, 6.2831853f * (float)c / (float)cameras + 0.3f,
-                         0.35f + 0.25f * (float)(c % 3), 0.9f, &cam);
-        cam.width = w;
-        cam.height = h;
-        vxr_camera_setup(&cam);
-        for (uint32_t j = 0; j < h; j++)
-            for (uint32_t i = 0; i < w; i++) vxr_camera_ray(&cam, i, j, &rays[k++]);
-    }
-    return rays;
-}
-
-int bench_pick(int argc, char **argv) {
-    const char *path;
-    bool json;
-    if (!cli_scene_args("bench pick", argc, argv, &path, &json)) return EXIT_USAGE;
-    vxr_scene *scene;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, &scene, &err);
-    if (r != VXR_OK) return cli_fail(path, r, &err);
-    const int cameras = 8;
-    const uint32_t w = 160, h = 120;
-    size_t n;
-    vxr_ray *rays = orbit_rays(scene, cameras, w, h, &n);
-    vxr_picker *picker = NULL;
-    vxr_pick *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    if (!rays || !a || !b || vxr_picker_create(scene, &picker) != VXR_OK) {
-        free(rays);
-        free(a);
-        free(b);
-        vxr_scene_destroy(scene);
-        return cli_fail(path, VXR_ERROR_MEMORY, NULL);
-    }
-    if (cli_progress(json)) fprintf(stderr, "picking %zu rays with the BVH ...\r", n);
-    double best_bvh = 1e30, best_loop = 1e30;
-    for (int run = 0; run < 3; run++) {
-        double t0 = cli_now();
-        for (size_t i = 0; i < n; i++) vxr_pick_ray(picker, &rays[i], 1, &a[i]);
-        double dt = cli_now() - t0;
-        if (dt < best_bvh) best_bvh = dt;
-    }
-    if (cli_progress(json)) fprintf(stderr, "picking %zu rays with the loop ...\r", n);
-    /* The loop is slow on large scenes: one run, or a sample of the rays
-     * when even that would take long. */
-    size_t stride = 1;
-    {
-        double t0 = cli_now();
-        size_t probe = n < 2000 ? n : 2000;
-        for (size_t i = 0; i < probe; i++)
-            vxr_pick_ray_loop(picker, &rays[i * (n / probe)], 1, &b[0]);
-        double est = (cli_now() - t0) / (double)probe * (double)n;
-        while (est / (double)stride > 20.0) stride *= 2;
-    }
-    size_t looped = 0, differ = 0, hits = 0;
-    double t0 = cli_now();
-    for (size_t i = 0; i < n; i += stride, looped++) vxr_pick_ray_loop(picker, &rays[i], 1, &b[i]);
-    best_loop = cli_now() - t0;
-    for (size_t i = 0; i < n; i += stride) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
-    for (size_t i = 0; i < n; i++) hits += a[i].hit != 0;
-    if (cli_progress(json)) fprintf(stderr, "\033[K");
-    double bvh = (double)n / best_bvh * 1e-6, loop = (double)looped / best_loop * 1e-6;
-    if (json)
-        printf("{\"scene\":\"%s\",\"instances\":%u,\"rays\":%zu,\"hits\":%zu,\"bvh_mrays_s\":%.3f,"
-               "\"loop_mrays_s\":%.4f,\"loop_rays\":%zu,\"speedup\":%.1f,\"differ\":%zu}\n",
-               path, scene->instance_count, n, hits, bvh, loop, looped, bvh / loop, differ);
-    else
-        printf("%s: %zu rays (%d cameras of %ux%u), %zu hits\n  BVH  %.3f Mrays/s\n  loop %.4f "
-               "Mrays/s (seed: every instance in turn; %zu rays)\n  speedup %.1fx, %zu "
-               "results differ\n",
-               path, n, cameras, w, h, hits, bvh, loop, looped, bvh / loop, differ);
-    vxr_picker_destroy(picker);
-    free(rays);
-    free(a);
-    free(b);
-    vxr_scene_destroy(scene);
-    return differ ? EXIT_INPUT : EXIT_OK;
 }

@@ -3,10 +3,18 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "render.h"
+#include "commands.h"
+#include "gpu.h"
 #include "vxr/pickcheck.h"
 
 enum { SHOW = 20 }; /* mismatch lines before only a count */
+/* Default size: small enough to check every pixel in a moment. */
+enum { DEFAULT_WIDTH = 128, DEFAULT_HEIGHT = 96 };
+/* The vendor-GPU tolerance, voxels (vxr/pickcheck.h). */
+#define DEFAULT_EPS 1e-4
+/* The mismatch mask: the image dimmed, failures red, forgiven yellow. */
+#define MASK_FAILED   0xff0000ffu
+#define MASK_FORGIVEN 0xff00ffffu
 
 static void describe(const vxr_pick *p, char *dest, size_t size) {
     if (!p->hit) {
@@ -19,48 +27,42 @@ static void describe(const vxr_pick *p, char *dest, size_t size) {
 }
 
 int cmd_pickcheck(int argc, char **argv) {
-    render_args a;
+    cli_view_args a;
     double eps = -1;
     int view = -1;
-    /* --tolerance EPS is pickcheck's own; the rest are render's options. */
-    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
-    int n = 0;
-    if (!rest) return cli_fail("pickcheck", VXR_ERROR_MEMORY, NULL);
+    cli_view_args_init(&a, DEFAULT_WIDTH, DEFAULT_HEIGHT);
     for (int i = 0; i < argc; i++) {
+        int took = cli_view_arg(&a, "pickcheck", argc, argv, &i);
+        if (took < 0) return EXIT_USAGE;
+        if (took) continue;
+        char *end;
         if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
-            char *end;
             eps = strtod(argv[++i], &end);
-            if (*end || !(eps >= 0 && eps < 1)) {
-                free(rest);
+            if (*end || !(eps >= 0 && eps < 1))
                 return cli_usage("pickcheck: --tolerance takes voxels in [0, 1), not '%s'",
                                  argv[i]);
-            }
         } else if (!strcmp(argv[i], "--view") && i + 1 < argc) {
-            char *end;
             long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v > 7) {
-                free(rest);
-                return cli_usage("pickcheck: --view takes an orbit camera 0..7, not '%s'", argv[i]);
-            }
+            if (*end || v < 0 || v >= CLI_ORBIT_VIEWS)
+                return cli_usage("pickcheck: --view takes an orbit camera 0..%d, not '%s'",
+                                 CLI_ORBIT_VIEWS - 1, argv[i]);
             view = (int)v;
         } else {
-            rest[n++] = argv[i];
+            return cli_usage("pickcheck: unknown or incomplete option '%s'", argv[i]);
         }
     }
-    bool ok = parse_render_args("pickcheck", n, rest, 128, 96, &a);
-    free(rest);
-    if (!ok) return EXIT_USAGE;
+    if (!cli_view_args_done(&a, "pickcheck")) return EXIT_USAGE;
     if (a.hits) return cli_usage("pickcheck: --hits belongs to render");
     if (view >= 0 && a.have_eye) return cli_usage("pickcheck: --view or --eye, not both");
     const char *mask_path = a.out ? a.out : "pickcheck-mask.png";
     vxr_scene *scene;
     cli_gpu gpu;
-    int status = render_open("pickcheck", &a, view > 0 ? view : 0, &scene, &gpu);
+    int status = cli_view_open("pickcheck", &a, view > 0 ? view : 0, &scene, &gpu);
     if (status != EXIT_OK) return status;
     vxr_error err = {{0}};
     vxr_result r;
     /* Exact on a CPU device (lavapipe); elsewhere the documented tolerance. */
-    if (eps < 0) eps = gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0.0 : 1e-4;
+    if (eps < 0) eps = gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0.0 : DEFAULT_EPS;
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
     vxr_picker *picker = NULL;
@@ -70,7 +72,7 @@ int cmd_pickcheck(int argc, char **argv) {
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
         (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
         r = cli_gpu_submit(&gpu, &err);
-    if (r != VXR_OK) status = gpu_fail(a.scene, r, &err);
+    if (r != VXR_OK) status = cli_fail(a.scene, r, &err);
     if (status == EXIT_OK && vxr_picker_create(scene, &picker) != VXR_OK)
         status = cli_fail(a.scene, VXR_ERROR_MEMORY, NULL);
     uint32_t *mask = NULL;
@@ -88,9 +90,11 @@ int cmd_pickcheck(int argc, char **argv) {
                 vxr_pick cpu, g;
                 vxr_camera_ray(&a.cam, i, j, &ray);
                 vxr_pick_ray(picker, &ray, a.grid, &cpu);
-                uint32_t diff = vxr_pick_expand(scene, &ray, &recs[k], &g) == VXR_OK
-                                    ? vxr_pick_diff(&cpu, &g)
-                                    : VXR_DIFF_HIT;
+                vxr_error why = {{0}};
+                char what[48];
+                snprintf(what, sizeof what, "pixel %u,%u", i, j);
+                vxr_result x = cli_expand_record(scene, &ray, &recs[k], what, &g, &why);
+                uint32_t diff = x == VXR_OK ? vxr_pick_diff(&cpu, &g) : VXR_DIFF_HIT;
                 hits += cpu.hit != 0;
                 /* The mask: the image dimmed, failures red, forgiven yellow. */
                 uint32_t c = colors[k], grey = ((c & 255) + (c >> 8 & 255) + (c >> 16 & 255)) / 6;
@@ -101,17 +105,20 @@ int cmd_pickcheck(int argc, char **argv) {
                 }
                 if (eps > 0 && vxr_pick_near_boundary(scene, &ray, &cpu, &g, eps)) {
                     forgiven++;
-                    mask[k] = 0xff00ffffu;
+                    mask[k] = MASK_FORGIVEN;
                     continue;
                 }
-                mask[k] = 0xff0000ffu;
-                if (failed++ < SHOW) {
-                    char what[96], a_s[160], b_s[160];
-                    vxr_pick_diff_names(diff, what, sizeof what);
-                    describe(&cpu, a_s, sizeof a_s);
-                    describe(&g, b_s, sizeof b_s);
-                    printf("pixel %u,%u: %s differ: cpu %s; gpu %s\n", i, j, what, a_s, b_s);
+                mask[k] = MASK_FAILED;
+                if (failed++ >= SHOW) continue;
+                if (x != VXR_OK) {
+                    printf("%s\n", why.message);
+                    continue;
                 }
+                char names[96], a_s[160], b_s[160];
+                vxr_pick_diff_names(diff, names, sizeof names);
+                describe(&cpu, a_s, sizeof a_s);
+                describe(&g, b_s, sizeof b_s);
+                printf("pixel %u,%u: %s differ: cpu %s; gpu %s\n", i, j, names, a_s, b_s);
             }
         if (failed > SHOW) printf("... and %zu more mismatching pixels\n", failed - SHOW);
         printf("%s: %ux%u on %s, grid %u, %zu hits; tolerance %g voxels: %zu forgiven near "
@@ -119,7 +126,7 @@ int cmd_pickcheck(int argc, char **argv) {
                a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid, hits, eps,
                forgiven);
         if (failed) {
-            r = write_png(mask_path, mask, a.cam.width, a.cam.height, &err);
+            r = cli_write_png(mask_path, mask, a.cam.width, a.cam.height, &err);
             if (r != VXR_OK)
                 cli_fail(mask_path, r, &err);
             else
@@ -128,11 +135,7 @@ int cmd_pickcheck(int argc, char **argv) {
         printf("%zu passed, %zu failed\n", passed + forgiven, failed);
         status = failed ? EXIT_INPUT : EXIT_OK;
     }
-    if (status == EXIT_OK && a.validate && vxr_context_validation_messages(gpu.ctx)) {
-        fprintf(stderr, "vxr: pickcheck: %u validation messages\n",
-                vxr_context_validation_messages(gpu.ctx));
-        status = EXIT_INPUT;
-    }
+    status = cli_validation_status("pickcheck", &gpu, a.validate, status);
     free(mask);
     vxr_picker_destroy(picker);
     if (gpu.info.device) vkDeviceWaitIdle(gpu.info.device);

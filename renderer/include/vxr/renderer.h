@@ -69,7 +69,10 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           exists, before a device is chosen (a viewer
  *                           creates its window surface there); a result
  *                           other than VXR_OK ends vxr_context_create
- *   user                    passed to the two callbacks
+ *   instance_release        NULL: nothing; else called before the context
+ *                           destroys its instance (on failure too, once
+ *                           instance_ready ran): destroy what it made
+ *   user                    passed to the callbacks
  * Host context (instance, physical_device and device all set): the host's
  *   objects are used and never destroyed; get_instance_proc_addr is
  *   required; queue_family is a family with compute of the host's device,
@@ -99,6 +102,7 @@ typedef struct vxr_context_desc {
     VkQueueFlags queue_flags;
     bool (*queue_family_ok)(void *user, VkPhysicalDevice device, uint32_t family);
     vxr_result (*instance_ready)(void *user, VkInstance instance, vxr_error *err);
+    void (*instance_release)(void *user, VkInstance instance);
     void *user;
     uint64_t max_binding_bytes;
     bool force_staging;

@@ -1,22 +1,16 @@
-/* vxr view's Vulkan side (tools/view_vulkan.c): an instance with the
- * window system's extensions, a device that computes and presents from one
- * queue, the swapchain, frames in flight, and the pick overlay pipeline.
- * tools/view.c drives it: camera, input, picking, culling, the title. */
+/* vxr view's Vulkan side (vulkan.c): the context with the window system's
+ * extensions and a queue that computes, draws and presents, the swapchain,
+ * frames in flight, and the pick overlay pipeline. main.c drives it. */
 #ifndef VXR_TOOLS_VIEW_H
 #define VXR_TOOLS_VIEW_H
 
 #include <volk.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
-#include "vxr/renderer.h"
+#include "gpu.h"
+#include "overlay.h"
 
-enum { VIEW_FRAMES = 2, VIEW_MAX_IMAGES = 8, VIEW_MAX_VERTICES = 128 };
-
-/* One overlay vertex: eye-relative world position, RGBA8 (red low). */
-typedef struct view_vertex {
-    float pos[3];
-    uint32_t color;
-} view_vertex;
+enum { VIEW_FRAMES = 2, VIEW_MAX_IMAGES = 8 };
 
 typedef struct view_frame {
     VkCommandBuffer cmd;
@@ -33,16 +27,12 @@ typedef struct view_frame {
 } view_frame;
 
 typedef struct view_vk {
+    cli_gpu gpu; /* context, queue, command pool */
+    GLFWwindow *window;
     VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    uint32_t messages; /* validation warnings and errors */
     VkSurfaceKHR surface;
-    VkPhysicalDevice physical;
-    uint32_t family;
+    VkPhysicalDevice physical; /* gpu.info's, for short */
     VkDevice device;
-    VkQueue queue;
-    vxr_context *ctx;
-    vxr_context_info info;
 
     VkSwapchainKHR swapchain;
     VkFormat format;
@@ -56,7 +46,6 @@ typedef struct view_vk {
     VkRenderPass pass;
     VkPipelineLayout layout;
     VkPipeline triangles, lines;
-    VkCommandPool pool;
     VkQueryPool queries; /* 2 timestamps per frame; VK_NULL_HANDLE without timestamps */
     view_frame frames[VIEW_FRAMES];
 } view_vk;
@@ -76,7 +65,8 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
 void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
                             const float view_proj[16], uint32_t tri, uint32_t line);
 /* Waits for the device and releases everything (a zeroed v is fine);
- * returns the number of validation messages seen, teardown included. */
+ * returns the number of validation messages seen (any during the
+ * teardown itself go to stderr). */
 uint32_t view_vk_close(view_vk *v);
 
 #endif

@@ -1,8 +1,9 @@
-/* vxr view's Vulkan plumbing: instance, device, swapchain, frames, overlay.
+/* vxr view's Vulkan plumbing: swapchain, frames, overlay pipeline.
  *
- * The renderer gets the viewer's device as a host context (DESIGN.md §6):
- * the device is created here because it needs VK_KHR_swapchain and a queue
- * family that computes, draws and presents. Frames reach the screen by
+ * The instance and device are the renderer's own context (cli_gpu_open),
+ * asked for the window system's extensions, VK_KHR_swapchain and a queue
+ * family that computes, draws and presents to the window's surface (made
+ * by the context's instance_ready hook). Frames reach the screen by
  * vkCmdBlitImage from the renderer's RGBA8 target into the swapchain image
  * (storage-capable swapchain images are not required), then a small render
  * pass draws the pick overlay on top. */
@@ -29,168 +30,20 @@ static vxr_result fail(vxr_error *err, vxr_result r, const char *fmt, ...) {
     return r;
 }
 
-#define VK_TRY(call)                                                                               \
+/* Runs a Vulkan call; on failure returns its reason (the function's name
+ * and the VkResult's). */
+#define VK_TRY(fn, args)                                                                           \
     do {                                                                                           \
-        VkResult vr_ = (call);                                                                     \
-        if (vr_ != VK_SUCCESS)                                                                     \
-            return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", #call, (int)vr_);         \
+        VkResult vr_ = fn args;                                                                    \
+        if (vr_ != VK_SUCCESS) return cli_vk_error(err, vr_, #fn);                                 \
     } while (0)
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                 VkDebugUtilsMessageTypeFlagsEXT types,
-                                                 const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                 void *user) {
-    (void)types;
-    view_vk *v = user;
-    __atomic_fetch_add(&v->messages, 1u, __ATOMIC_RELAXED);
-    fprintf(stderr, "vxr: validation %s: %s\n",
-            severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
-            data && data->pMessage ? data->pMessage : "(no message)");
-    return VK_FALSE;
-}
-
-static vxr_result create_instance(view_vk *v, bool validate, vxr_error *err) {
-    uint32_t glfw_count = 0;
-    const char **glfw_exts = glfwGetRequiredInstanceExtensions(&glfw_count);
-    if (!glfw_exts)
-        return fail(err, VXR_ERROR_DEVICE, "the window system has no Vulkan surface support");
-    const char *exts[16];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < glfw_count && n < 15; i++) exts[n++] = glfw_exts[i];
-    const char *layer = "VK_LAYER_KHRONOS_validation";
-    if (validate) {
-        VkLayerProperties props[64];
-        uint32_t np = 64;
-        bool found = false;
-        vkEnumerateInstanceLayerProperties(&np, props);
-        for (uint32_t i = 0; i < np; i++) found |= !strcmp(props[i].layerName, layer);
-        if (!found)
-            return fail(err, VXR_ERROR_VULKAN, "validation asked for but %s is not installed",
-                        layer);
-        exts[n++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    }
-    VkDebugUtilsMessengerCreateInfoEXT mi = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = on_message,
-        .pUserData = v};
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                             .pApplicationName = "vxr view",
-                             .pEngineName = "vxr",
-                             .apiVersion = VK_API_VERSION_1_2};
-    VkInstanceCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                               .pNext = validate ? &mi : NULL,
-                               .pApplicationInfo = &app,
-                               .enabledLayerCount = validate ? 1u : 0u,
-                               .ppEnabledLayerNames = &layer,
-                               .enabledExtensionCount = n,
-                               .ppEnabledExtensionNames = exts};
-    VkResult vr = vkCreateInstance(&ii, NULL, &v->instance);
-    if (vr == VK_ERROR_INCOMPATIBLE_DRIVER || vr == VK_ERROR_INITIALIZATION_FAILED ||
-        vr == VK_ERROR_EXTENSION_NOT_PRESENT)
-        return fail(err, VXR_ERROR_DEVICE, "no Vulkan driver: vkCreateInstance: VkResult %d",
-                    (int)vr);
-    VK_TRY(vr);
-    volkLoadInstanceOnly(v->instance);
-    if (validate) VK_TRY(vkCreateDebugUtilsMessengerEXT(v->instance, &mi, NULL, &v->messenger));
-    return VXR_OK;
-}
-
-static int type_rank(VkPhysicalDeviceType t) {
-    return t == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 4
-           : t == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 3
-           : t == VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU    ? 2
-           : t == VK_PHYSICAL_DEVICE_TYPE_CPU            ? 1
-                                                         : 0;
-}
-
-/* A family that computes, draws and presents to the surface; -1 when none. */
-static int usable_family(view_vk *v, VkPhysicalDevice pd) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(pd, &p);
-    if (p.apiVersion < VK_API_VERSION_1_2) return -1;
-    VkExtensionProperties ext[512];
-    uint32_t ne = 512;
-    bool swapchain = false;
-    vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, ext);
-    for (uint32_t i = 0; i < ne; i++)
-        swapchain |= !strcmp(ext[i].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
-    if (!swapchain) return -1;
-    VkQueueFamilyProperties fam[32];
-    uint32_t n = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fam);
-    const VkQueueFlags need = VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT;
-    for (uint32_t i = 0; i < n; i++) {
-        VkBool32 present = VK_FALSE;
-        if ((fam[i].queueFlags & need) != need || !fam[i].queueCount) continue;
-        if (vkGetPhysicalDeviceSurfaceSupportKHR(pd, i, v->surface, &present) == VK_SUCCESS &&
-            present)
-            return (int)i;
-    }
-    return -1;
-}
-
-/* VXR_DEVICE (an index or a name substring) as for the other commands;
- * unset: discrete, integrated, virtual, then CPU. */
-static vxr_result pick_device(view_vk *v, vxr_error *err) {
-    VkPhysicalDevice devs[16];
-    uint32_t n = 16;
-    VkResult vr = vkEnumeratePhysicalDevices(v->instance, &n, devs);
-    if ((vr != VK_SUCCESS && vr != VK_INCOMPLETE) || n == 0)
-        return fail(err, VXR_ERROR_DEVICE, "no Vulkan device found");
-    const char *sel = getenv("VXR_DEVICE");
-    bool by_index = sel && *sel && strspn(sel, "0123456789") == strlen(sel);
-    int best = -1, best_rank = -1;
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(devs[i], &p);
-        if (usable_family(v, devs[i]) < 0) continue;
-        if (sel && *sel) {
-            bool match = by_index ? strtoul(sel, NULL, 10) == i : strstr(p.deviceName, sel) != NULL;
-            if (match && best < 0) best = (int)i;
-        } else if (type_rank(p.deviceType) > best_rank) {
-            best_rank = type_rank(p.deviceType);
-            best = (int)i;
-        }
-    }
-    if (best < 0)
-        return fail(err, VXR_ERROR_DEVICE,
-                    "no Vulkan 1.2 device%s%s with a queue that computes, draws and presents "
-                    "to the window",
-                    sel && *sel ? " matching VXR_DEVICE=" : "", sel && *sel ? sel : "");
-    v->physical = devs[best];
-    v->family = (uint32_t)usable_family(v, v->physical);
-    return VXR_OK;
-}
-
-static vxr_result create_device(view_vk *v, vxr_error *err) {
-    float priority = 1.0f;
-    const char *ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
-    VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                  .queueFamilyIndex = v->family,
-                                  .queueCount = 1,
-                                  .pQueuePriorities = &priority};
-    VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                             .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &qi,
-                             .enabledExtensionCount = 1,
-                             .ppEnabledExtensionNames = &ext};
-    VK_TRY(vkCreateDevice(v->physical, &di, NULL, &v->device));
-    volkLoadDevice(v->device);
-    vkGetDeviceQueue(v->device, v->family, 0, &v->queue);
-    return VXR_OK;
-}
 
 static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
     VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
     VkShaderModuleCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = sizeof overlay_vert_spv,
                                    .pCode = overlay_vert_spv};
-    VK_TRY(vkCreateShaderModule(v->device, &si, NULL, &vs));
+    VK_TRY(vkCreateShaderModule, (v->device, &si, NULL, &vs));
     si.codeSize = sizeof overlay_frag_spv;
     si.pCode = overlay_frag_spv;
     VkResult vr = vkCreateShaderModule(v->device, &si, NULL, &fs);
@@ -273,10 +126,7 @@ static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
         vr = vkCreateGraphicsPipelines(v->device, VK_NULL_HANDLE, 1, &pi, NULL, &v->lines);
     vkDestroyShaderModule(v->device, vs, NULL);
     if (fs) vkDestroyShaderModule(v->device, fs, NULL);
-    if (vr != VK_SUCCESS)
-        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "overlay pipeline creation",
-                    (int)vr);
-    return VXR_OK;
+    return vr == VK_SUCCESS ? VXR_OK : cli_vk_error(err, vr, "overlay pipeline creation");
 }
 
 /* The swapchain format: 8-bit UNORM, so that the blit copies the
@@ -286,8 +136,7 @@ static vxr_result choose_format(view_vk *v, VkSurfaceFormatKHR *dest, vxr_error 
     uint32_t n = 64;
     VkResult vr = vkGetPhysicalDeviceSurfaceFormatsKHR(v->physical, v->surface, &n, formats);
     if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
-        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d",
-                    "vkGetPhysicalDeviceSurfaceFormatsKHR", (int)vr);
+        return cli_vk_error(err, vr, "vkGetPhysicalDeviceSurfaceFormatsKHR");
     const VkFormat wanted[2] = {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM};
     for (int w = 0; w < 2; w++)
         for (uint32_t i = 0; i < n; i++) {
@@ -335,42 +184,38 @@ static vxr_result create_pass(view_vk *v, vxr_error *err) {
                                  .pSubpasses = &sub,
                                  .dependencyCount = 1,
                                  .pDependencies = &dep};
-    VK_TRY(vkCreateRenderPass(v->device, &ri, NULL, &v->pass));
+    VK_TRY(vkCreateRenderPass, (v->device, &ri, NULL, &v->pass));
     return VXR_OK;
 }
 
 static vxr_result create_frames(view_vk *v, vxr_error *err) {
-    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                  .queueFamilyIndex = v->family};
-    VK_TRY(vkCreateCommandPool(v->device, &pi, NULL, &v->pool));
-    if (v->info.timestamp_bits) {
+    if (v->gpu.info.timestamp_bits) {
         VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                     .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                     .queryCount = 2 * VIEW_FRAMES};
-        VK_TRY(vkCreateQueryPool(v->device, &qi, NULL, &v->queries));
+        VK_TRY(vkCreateQueryPool, (v->device, &qi, NULL, &v->queries));
     }
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties(v->physical, &mp);
     for (int i = 0; i < VIEW_FRAMES; i++) {
         view_frame *f = &v->frames[i];
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                          .commandPool = v->pool,
+                                          .commandPool = v->gpu.pool,
                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                           .commandBufferCount = 1};
-        VK_TRY(vkAllocateCommandBuffers(v->device, &ai, &f->cmd));
+        VK_TRY(vkAllocateCommandBuffers, (v->device, &ai, &f->cmd));
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
                                 .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-        VK_TRY(vkCreateFence(v->device, &fi, NULL, &f->fence));
+        VK_TRY(vkCreateFence, (v->device, &fi, NULL, &f->fence));
         VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-        VK_TRY(vkCreateSemaphore(v->device, &si, NULL, &f->acquired));
-        vxr_result r = vxr_rays_create(v->ctx, 1, &f->rays, err);
+        VK_TRY(vkCreateSemaphore, (v->device, &si, NULL, &f->acquired));
+        vxr_result r = vxr_rays_create(v->gpu.ctx, 1, &f->rays, err);
         if (r != VXR_OK) return r;
         VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                                  .size = VIEW_MAX_VERTICES * sizeof(view_vertex),
                                  .usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                                  .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-        VK_TRY(vkCreateBuffer(v->device, &bi, NULL, &f->vertices));
+        VK_TRY(vkCreateBuffer, (v->device, &bi, NULL, &f->vertices));
         VkMemoryRequirements req;
         vkGetBufferMemoryRequirements(v->device, f->vertices, &req);
         const VkMemoryPropertyFlags host =
@@ -384,31 +229,60 @@ static vxr_result create_frames(view_vk *v, vxr_error *err) {
         VkMemoryAllocateInfo mi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                    .allocationSize = req.size,
                                    .memoryTypeIndex = type};
-        VK_TRY(vkAllocateMemory(v->device, &mi, NULL, &f->vertex_memory));
-        VK_TRY(vkBindBufferMemory(v->device, f->vertices, f->vertex_memory, 0));
-        VK_TRY(
-            vkMapMemory(v->device, f->vertex_memory, 0, VK_WHOLE_SIZE, 0, (void **)&f->vertex_map));
+        VK_TRY(vkAllocateMemory, (v->device, &mi, NULL, &f->vertex_memory));
+        VK_TRY(vkBindBufferMemory, (v->device, f->vertices, f->vertex_memory, 0));
+        VK_TRY(vkMapMemory,
+               (v->device, f->vertex_memory, 0, VK_WHOLE_SIZE, 0, (void **)&f->vertex_map));
     }
     return VXR_OK;
 }
 
+/* The context's hooks (vxr_context_desc): the window's surface, made once
+ * the instance exists and destroyed before it is; a family must present. */
+static vxr_result make_surface(void *user, VkInstance instance, vxr_error *err) {
+    view_vk *v = user;
+    volkLoadInstanceOnly(instance);
+    v->instance = instance;
+    VkResult vr = glfwCreateWindowSurface(instance, v->window, NULL, &v->surface);
+    if (vr == VK_SUCCESS) return VXR_OK;
+    return fail(err, VXR_ERROR_DEVICE, "cannot create a Vulkan surface: %s",
+                vxr_vk_result_string(vr));
+}
+
+static void release_surface(void *user, VkInstance instance) {
+    view_vk *v = user;
+    if (v->surface) vkDestroySurfaceKHR(instance, v->surface, NULL);
+    v->surface = VK_NULL_HANDLE;
+}
+
+static bool presents(void *user, VkPhysicalDevice pd, uint32_t family) {
+    view_vk *v = user;
+    VkBool32 ok = VK_FALSE;
+    return vkGetPhysicalDeviceSurfaceSupportKHR(pd, family, v->surface, &ok) == VK_SUCCESS && ok;
+}
+
 vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error *err) {
     memset(v, 0, sizeof *v);
-    if (volkInitialize() != VK_SUCCESS)
-        return fail(err, VXR_ERROR_DEVICE, "no Vulkan loader: cannot load libvulkan.so.1");
-    vxr_result r = create_instance(v, validate, err);
+    v->window = window;
+    uint32_t n_exts = 0;
+    const char **exts = glfwGetRequiredInstanceExtensions(&n_exts);
+    if (!exts)
+        return fail(err, VXR_ERROR_DEVICE, "the window system has no Vulkan surface support");
+    static const char *const device_exts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+    vxr_context_desc d = {.validation = validate,
+                          .instance_extensions = exts,
+                          .instance_extension_count = n_exts,
+                          .device_extensions = device_exts,
+                          .device_extension_count = 1,
+                          .queue_flags = VK_QUEUE_GRAPHICS_BIT,
+                          .queue_family_ok = presents,
+                          .instance_ready = make_surface,
+                          .instance_release = release_surface,
+                          .user = v};
+    vxr_result r = cli_gpu_open(&v->gpu, &d, err);
     if (r != VXR_OK) return r;
-    VkResult vr = glfwCreateWindowSurface(v->instance, window, NULL, &v->surface);
-    if (vr != VK_SUCCESS)
-        return fail(err, VXR_ERROR_DEVICE, "cannot create a Vulkan surface: VkResult %d", (int)vr);
-    if ((r = pick_device(v, err)) != VXR_OK || (r = create_device(v, err)) != VXR_OK) return r;
-    vxr_context_desc d = {.get_instance_proc_addr = vkGetInstanceProcAddr,
-                          .instance = v->instance,
-                          .physical_device = v->physical,
-                          .device = v->device,
-                          .queue_family = v->family};
-    if ((r = vxr_context_create(&d, &v->ctx, err)) != VXR_OK) return r;
-    vxr_context_get_info(v->ctx, &v->info);
+    v->device = v->gpu.info.device;
+    v->physical = v->gpu.info.physical_device;
     VkSurfaceFormatKHR format = {0};
     if ((r = choose_format(v, &format, err)) != VXR_OK) return r;
     v->format = format.format;
@@ -436,7 +310,7 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
     vkDeviceWaitIdle(v->device);
     destroy_swapchain_images(v);
     VkSurfaceCapabilitiesKHR caps;
-    VK_TRY(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(v->physical, v->surface, &caps));
+    VK_TRY(vkGetPhysicalDeviceSurfaceCapabilitiesKHR, (v->physical, v->surface, &caps));
     VkExtent2D e = caps.currentExtent;
     if (e.width == UINT32_MAX) { /* the surface takes the swapchain's size */
         e.width = width;
@@ -481,15 +355,12 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
     if (old) vkDestroySwapchainKHR(v->device, old, NULL);
     if (vr != VK_SUCCESS) {
         v->swapchain = VK_NULL_HANDLE;
-        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "vkCreateSwapchainKHR",
-                    (int)vr);
+        return cli_vk_error(err, vr, "vkCreateSwapchainKHR");
     }
     v->extent = e;
     uint32_t n = VIEW_MAX_IMAGES;
     vr = vkGetSwapchainImagesKHR(v->device, v->swapchain, &n, v->images);
-    if (vr != VK_SUCCESS)
-        return fail(err, VXR_ERROR_VULKAN, "%s failed: VkResult %d", "vkGetSwapchainImagesKHR",
-                    (int)vr);
+    if (vr != VK_SUCCESS) return cli_vk_error(err, vr, "vkGetSwapchainImagesKHR");
     v->image_count = n;
     for (uint32_t i = 0; i < n; i++) {
         VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
@@ -497,7 +368,7 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
                                     .viewType = VK_IMAGE_VIEW_TYPE_2D,
                                     .format = v->format,
                                     .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-        VK_TRY(vkCreateImageView(v->device, &vi, NULL, &v->views[i]));
+        VK_TRY(vkCreateImageView, (v->device, &vi, NULL, &v->views[i]));
         VkFramebufferCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
                                       .renderPass = v->pass,
                                       .attachmentCount = 1,
@@ -505,9 +376,9 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
                                       .width = e.width,
                                       .height = e.height,
                                       .layers = 1};
-        VK_TRY(vkCreateFramebuffer(v->device, &fi, NULL, &v->framebuffers[i]));
+        VK_TRY(vkCreateFramebuffer, (v->device, &fi, NULL, &v->framebuffers[i]));
         VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-        VK_TRY(vkCreateSemaphore(v->device, &si, NULL, &v->presented[i]));
+        VK_TRY(vkCreateSemaphore, (v->device, &si, NULL, &v->presented[i]));
     }
     return VXR_OK;
 }
@@ -573,6 +444,7 @@ void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
 }
 
 uint32_t view_vk_close(view_vk *v) {
+    uint32_t messages = 0;
     if (v->device) {
         vkDeviceWaitIdle(v->device);
         for (int i = 0; i < VIEW_FRAMES; i++) {
@@ -586,18 +458,13 @@ uint32_t view_vk_close(view_vk *v) {
         destroy_swapchain_images(v);
         if (v->swapchain) vkDestroySwapchainKHR(v->device, v->swapchain, NULL);
         if (v->queries) vkDestroyQueryPool(v->device, v->queries, NULL);
-        if (v->pool) vkDestroyCommandPool(v->device, v->pool, NULL);
         if (v->triangles) vkDestroyPipeline(v->device, v->triangles, NULL);
         if (v->lines) vkDestroyPipeline(v->device, v->lines, NULL);
         if (v->layout) vkDestroyPipelineLayout(v->device, v->layout, NULL);
         if (v->pass) vkDestroyRenderPass(v->device, v->pass, NULL);
-        vxr_context_destroy(v->ctx);
-        vkDestroyDevice(v->device, NULL);
     }
-    if (v->surface) vkDestroySurfaceKHR(v->instance, v->surface, NULL);
-    if (v->messenger) vkDestroyDebugUtilsMessengerEXT(v->instance, v->messenger, NULL);
-    uint32_t messages = __atomic_load_n(&v->messages, __ATOMIC_RELAXED);
-    if (v->instance) vkDestroyInstance(v->instance, NULL);
+    if (v->gpu.ctx) messages = vxr_context_validation_messages(v->gpu.ctx);
+    cli_gpu_close(&v->gpu); /* the device, then the surface and the instance */
     memset(v, 0, sizeof *v);
     return messages;
 }

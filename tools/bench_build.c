@@ -1,7 +1,9 @@
-/* vxr bench: measured figures, each beside the baseline it is compared with. */
+/* vxr bench build: the bulk build against the seed's incremental one,
+ * from voxel lists to the finished GPU blob. */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "commands.h"
 #include "vxr/blob.h"
 
 typedef vxr_result (*build_fn)(const vxr_voxel *, size_t, uint32_t, vxr_octree *, vxr_error *);
@@ -27,7 +29,7 @@ static vxr_result build_all(const vxr_scene_src *src, build_fn fn, vxr_scene *sc
     return VXR_OK;
 }
 
-static int bench_build(int argc, char **argv) {
+int cmd_bench_build(int argc, char **argv) {
     const char *path;
     bool json;
     if (!cli_scene_args("bench build", argc, argv, &path, &json)) return EXIT_USAGE;
@@ -54,7 +56,10 @@ static int bench_build(int argc, char **argv) {
         /* A scratch scene shares the reference's instances and palette. */
         vxr_scene work = *ref;
         work.models = calloc(ref->model_count ? ref->model_count : 1, sizeof *work.models);
-        if (!work.models) return cli_fail(path, VXR_ERROR_MEMORY, NULL);
+        if (!work.models) {
+            status = cli_fail(path, VXR_ERROR_MEMORY, NULL);
+            break;
+        }
         double best = 1e30, spent = 0;
         int runs = 0;
         /* Best of at least 5 runs, more while under half a second. */
@@ -100,14 +105,4 @@ static int bench_build(int argc, char **argv) {
     vxr_scene_destroy(ref);
     vxr_scene_src_free(&src);
     return status;
-}
-
-int cmd_bench(int argc, char **argv) {
-    if (argc < 1)
-        return cli_usage("bench: expected what to measure (build, pick, render, spheres)");
-    if (!strcmp(argv[0], "build")) return bench_build(argc - 1, argv + 1);
-    if (!strcmp(argv[0], "pick")) return bench_pick(argc - 1, argv + 1);
-    if (!strcmp(argv[0], "render")) return bench_render(argc - 1, argv + 1);
-    if (!strcmp(argv[0], "spheres")) return bench_spheres(argc - 1, argv + 1);
-    return cli_usage("bench: unknown benchmark '%s' (build, pick, render, spheres)", argv[0]);
 }

@@ -1,0 +1,124 @@
+/* vxr bench render: GPU time per frame from timestamp queries, and what a
+ * scene's upload and an instance update cost. */
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "gpu.h"
+
+/* Default image size: that of vxr render. */
+enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
+/* Frames: the first WARMUP untimed, then at least MIN_FRAMES and more
+ * while under MIN_SECONDS, at most MAX_FRAMES; the median counts. The
+ * instance update: the median of UPDATES. */
+enum { WARMUP = 2, MIN_FRAMES = 5, MAX_FRAMES = 50, UPDATES = 5 };
+#define MIN_SECONDS 3.0
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int cmd_bench_render(int argc, char **argv) {
+    cli_view_args a;
+    cli_view_args_init(&a, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    for (int i = 0; i < argc; i++) {
+        int took = cli_view_arg(&a, "bench render", argc, argv, &i);
+        if (took < 0) return EXIT_USAGE;
+        if (!took) return cli_usage("bench render: unknown or incomplete option '%s'", argv[i]);
+    }
+    if (!cli_view_args_done(&a, "bench render")) return EXIT_USAGE;
+    if (a.out || a.hits) return cli_usage("bench render: --out and --hits belong to render");
+    vxr_scene *scene;
+    cli_gpu gpu;
+    int status = cli_view_open("bench render", &a, 0, &scene, &gpu);
+    if (status != EXIT_OK) return status;
+    vxr_error err = {{0}};
+    vxr_result r;
+    if (gpu.info.timestamp_bits == 0) {
+        fprintf(stderr, "vxr: bench render: %s has no timestamps on its compute queue\n",
+                gpu.info.device_name);
+        cli_gpu_close(&gpu);
+        vxr_scene_destroy(scene);
+        return EXIT_NO_DEVICE;
+    }
+    vxr_renderer *ren = NULL;
+    vxr_target *target = NULL;
+    VkQueryPool qp = VK_NULL_HANDLE;
+    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                .queryCount = 2};
+    vxr_target_desc td = {a.cam.width, a.cam.height, false, false};
+    /* wall time, submit and wait included: the whole upload, then the
+     * median of instance updates (what a moving eye costs the viewer) */
+    double upload_ms = cli_now(), update_ms[UPDATES];
+    if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
+        (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
+        (r = cli_gpu_submit(&gpu, &err)) == VXR_OK)
+        upload_ms = 1e3 * (cli_now() - upload_ms);
+    for (int i = 0; i < UPDATES && r == VXR_OK; i++) {
+        update_ms[i] = cli_now();
+        if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
+            (r = vxr_renderer_update_instances(ren, scene, gpu.cmd, &err)) == VXR_OK)
+            r = cli_gpu_submit(&gpu, &err);
+        update_ms[i] = 1e3 * (cli_now() - update_ms[i]);
+    }
+    if (r == VXR_OK) qsort(update_ms, UPDATES, sizeof update_ms[0], cmp_double);
+    if (r == VXR_OK && (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
+        (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK)
+        r = cli_gpu_submit(&gpu, &err);
+    VkResult vr;
+    if (r == VXR_OK && (vr = vkCreateQueryPool(gpu.info.device, &qi, NULL, &qp)) != VK_SUCCESS)
+        r = cli_vk_error(&err, vr, "vkCreateQueryPool");
+    double ms[MAX_FRAMES];
+    int frames = 0;
+    double spent = 0;
+    /* At least MIN_FRAMES measured frames, more while under MIN_SECONDS. */
+    for (int f = 0; r == VXR_OK && f < WARMUP + MAX_FRAMES; f++) {
+        if (f >= WARMUP + MIN_FRAMES && spent > MIN_SECONDS) break;
+        if (cli_progress(a.json)) fprintf(stderr, "frame %d\r", f + 1);
+        if ((r = cli_gpu_begin(&gpu, &err)) != VXR_OK) break;
+        vkCmdResetQueryPool(gpu.cmd, qp, 0, 2);
+        vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
+        if ((r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) != VXR_OK) break;
+        vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 1);
+        double t0 = cli_now();
+        if ((r = cli_gpu_submit(&gpu, &err)) != VXR_OK) break;
+        uint64_t ts[2];
+        if ((vr = vkGetQueryPoolResults(gpu.info.device, qp, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT)) !=
+            VK_SUCCESS) {
+            r = cli_vk_error(&err, vr, "vkGetQueryPoolResults");
+            break;
+        }
+        if (f < WARMUP) continue;
+        spent += cli_now() - t0;
+        ms[frames++] = cli_gpu_ms(&gpu.info, ts);
+    }
+    if (cli_progress(a.json)) fprintf(stderr, "\033[K");
+    if (r != VXR_OK) {
+        status = cli_fail(a.scene, r, &err);
+    } else {
+        qsort(ms, (size_t)frames, sizeof ms[0], cmp_double);
+        double median = ms[frames / 2];
+        double mrays = (double)a.cam.width * a.cam.height / (median * 1e-3) * 1e-6;
+        if (a.json) {
+            printf("{\"width\":%u,\"height\":%u,\"ms\":%.3f,\"mrays_s\":%.3f,\"upload_ms\":%.3f,"
+                   "\"update_ms\":%.3f,\"device\":\"",
+                   a.cam.width, a.cam.height, median, mrays, upload_ms, update_ms[UPDATES / 2]);
+            cli_print_json_string(stdout, gpu.info.device_name);
+            printf("\"}\n");
+        } else {
+            printf("%s: %ux%u on %s\n  %.3f ms per frame (median of %d, GPU timestamps), "
+                   "%.3f Mrays/s\n  scene upload %.3f ms, instance update %.3f ms (wall time)\n",
+                   a.scene, a.cam.width, a.cam.height, gpu.info.device_name, median, frames, mrays,
+                   upload_ms, update_ms[UPDATES / 2]);
+        }
+    }
+    if (gpu.info.device) vkDeviceWaitIdle(gpu.info.device);
+    if (qp) vkDestroyQueryPool(gpu.info.device, qp, NULL);
+    vxr_target_destroy(target);
+    vxr_renderer_destroy(ren);
+    cli_gpu_close(&gpu);
+    vxr_scene_destroy(scene);
+    return status;
+}

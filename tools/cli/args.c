@@ -1,0 +1,143 @@
+/* Argument parsing shared by the commands (tools/cli/cli.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+bool cli_parse_vec3(const char *s, float dest[3]) {
+    char *end;
+    for (int k = 0; k < 3; k++) {
+        dest[k] = strtof(s, &end);
+        if (end == s || !isfinite(dest[k])) return false;
+        if (k < 2 && *end != ',') return false;
+        s = end + (k < 2);
+    }
+    return *end == 0;
+}
+
+bool cli_parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b) {
+    char *end;
+    if (*s < '0' || *s > '9') return false;
+    unsigned long x = strtoul(s, &end, 10);
+    if (end == s || !*end || !strchr(seps, *end)) return false;
+    const char *p = end + 1;
+    if (*p < '0' || *p > '9') return false;
+    unsigned long y = strtoul(p, &end, 10);
+    if (end == p || *end || x > CLI_MAX_SIZE || y > CLI_MAX_SIZE) return false;
+    *a = (uint32_t)x;
+    *b = (uint32_t)y;
+    return true;
+}
+
+bool cli_parse_grid(const char *s, uint32_t *grid) {
+    char *end;
+    if (*s < '0' || *s > '9') return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || v == 0 || v > VXR_MAX_GRID || (v & (v - 1))) return false;
+    *grid = (uint32_t)v;
+    return true;
+}
+
+bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json) {
+    *path = NULL;
+    *json = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            *json = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_usage("%s: unknown option '%s'", cmd, argv[i]);
+            return false;
+        } else if (!*path) {
+            *path = argv[i];
+        } else {
+            cli_usage("%s: more than one SCENE", cmd);
+            return false;
+        }
+    }
+    if (!*path) cli_usage("%s: missing SCENE", cmd);
+    return *path != NULL;
+}
+
+void cli_view_args_init(cli_view_args *a, uint32_t width, uint32_t height) {
+    memset(a, 0, sizeof *a);
+    a->cam.width = width;
+    a->cam.height = height;
+    a->grid = 1;
+    a->cull = true;
+}
+
+int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *i) {
+    const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(o, "--json")) {
+        a->json = true;
+        return 1;
+    }
+    if (!strcmp(o, "--validate")) {
+        a->validate = true;
+        return 1;
+    }
+    if (!strcmp(o, "--no-cull")) {
+        a->cull = false;
+        return 1;
+    }
+    if (o[0] != '-' || !o[1]) {
+        if (a->scene) return cli_usage("%s: more than one SCENE", cmd), -1;
+        a->scene = o;
+        return 1;
+    }
+    static const char *const valued[] = {"--eye",  "--target", "--fov", "--size",
+                                         "--grid", "--out",    "--hits"};
+    int which = -1;
+    for (int k = 0; k < (int)(sizeof valued / sizeof *valued); k++)
+        if (!strcmp(o, valued[k])) which = k;
+    if (which < 0 || !v) return 0;
+    ++*i;
+    bool ok = true;
+    switch (which) {
+    case 0:
+        ok = a->have_eye = cli_parse_vec3(v, a->cam.eye);
+        if (!ok) return cli_usage("%s: --eye takes X,Y,Z, not '%s'", cmd, v), -1;
+        break;
+    case 1:
+        ok = a->have_target = cli_parse_vec3(v, a->cam.target);
+        if (!ok) return cli_usage("%s: --target takes X,Y,Z, not '%s'", cmd, v), -1;
+        break;
+    case 2: {
+        char *end;
+        a->cam.fov_deg = strtof(v, &end);
+        if (*end || !(a->cam.fov_deg > 0.0f && a->cam.fov_deg < 180.0f))
+            return cli_usage("%s: --fov takes degrees in (0, 180), not '%s'", cmd, v), -1;
+        break;
+    }
+    case 3:
+        if (!cli_parse_pair(v, "xX", &a->cam.width, &a->cam.height) || !a->cam.width ||
+            !a->cam.height)
+            return cli_usage("%s: --size takes WxH (1..%u each), not '%s'", cmd, CLI_MAX_SIZE, v),
+                   -1;
+        break;
+    case 4:
+        if (!cli_parse_grid(v, &a->grid))
+            return cli_usage("%s: --grid takes a power of two from 1 to 2^20, not '%s'", cmd, v),
+                   -1;
+        break;
+    case 5:
+        a->out = v;
+        break;
+    default:
+        a->hits = v;
+        break;
+    }
+    return 1;
+}
+
+bool cli_view_args_done(cli_view_args *a, const char *cmd) {
+    if (!a->scene) return cli_usage("%s: missing SCENE", cmd), false;
+    if (a->have_eye != a->have_target)
+        return cli_usage("%s: --eye and --target go together", cmd), false;
+    return true;
+}
+
+void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam) {
+    vxr_camera_orbit(scene, 6.2831853f * (float)view / (float)CLI_ORBIT_VIEWS + 0.3f,
+                     0.35f + 0.25f * (float)(view % 3), 0.9f, cam);
+}

@@ -1,0 +1,98 @@
+/* The vxr command line's library (tools/cli/): what every command shares.
+ * Exit statuses and the one failure printer, argument parsing (vectors,
+ * sizes, grids, the camera options and the orbit views), output (JSON
+ * strings, pick records, PNG files, progress) and text input. Commands
+ * (a file each in tools/) export their entry point only; tools/vxr.c
+ * lists them. */
+#ifndef VXR_CLI_H
+#define VXR_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "vxr/camera.h"
+#include "vxr/cull.h"
+#include "vxr/formats.h"
+
+/* DESIGN.md §5: 0 success, 1 bad input, 2 usage error, 3 no usable device. */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
+
+/* Image sizes a command accepts per side (the renderer's target limit). */
+#define CLI_MAX_SIZE 16384u
+
+/* ---- failures ---- */
+
+/* Prints "vxr: WHAT: reason" on stderr (reason: err's message, else the
+ * result's name; "no usable Vulkan device: ..." for VXR_ERROR_DEVICE) and
+ * returns the exit status for r: EXIT_NO_DEVICE for VXR_ERROR_DEVICE,
+ * EXIT_USAGE for VXR_ERROR_ARGUMENT, else EXIT_INPUT. err may be NULL. */
+int cli_fail(const char *what, vxr_result r, const vxr_error *err);
+/* Prints "vxr: message" and the usage hint on stderr; returns EXIT_USAGE. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- arguments ---- */
+
+/* "X,Y,Z" of finite numbers. */
+bool cli_parse_vec3(const char *s, float dest[3]);
+/* Two whole numbers up to CLI_MAX_SIZE separated by one of seps ("xX" for
+ * a size WxH, "," for a pixel X,Y). */
+bool cli_parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b);
+/* A grid N: a power of two from 1 to VXR_MAX_GRID. */
+bool cli_parse_grid(const char *s, uint32_t *grid);
+/* "SCENE [--json]" (in any order) for command cmd; on a usage error prints
+ * it and returns false. */
+bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json);
+
+/* The options of the commands that look at a scene (render, bench render,
+ * pickcheck, view): SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG]
+ * [--size WxH] [--grid N] [--out FILE] [--hits FILE] [--json]
+ * [--validate] [--no-cull]. */
+typedef struct cli_view_args {
+    const char *scene, *out, *hits;
+    vxr_camera cam; /* eye, target, fov and size as given */
+    bool have_eye, have_target;
+    uint32_t grid;
+    bool json, validate, cull;
+} cli_view_args;
+
+/* Defaults: no scene, size width x height, grid 1, culling on. */
+void cli_view_args_init(cli_view_args *a, uint32_t width, uint32_t height);
+/* Takes argv[*i] (and its value, advancing *i) when it is one of the
+ * options above or the SCENE: 1; 0 when it is none of them (the command's
+ * own option, or unknown); -1 after a usage message. */
+int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *i);
+/* Checks what the options need together (a SCENE; --eye with --target);
+ * false after a usage message. */
+bool cli_view_args_done(cli_view_args *a, const char *cmd);
+
+/* Orbit camera `view` (0..CLI_ORBIT_VIEWS - 1) around the scene's bounds:
+ * the cameras of bench pick and pickcheck --view, view 0 the default of
+ * bench render and the viewer. Sets eye and target. */
+#define CLI_ORBIT_VIEWS 8
+void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
+
+/* ---- output and input ---- */
+
+/* Prints s as the body of a JSON string (quotes and backslashes escaped,
+ * control characters dropped), without the surrounding quotes. */
+void cli_print_json_string(FILE *out, const char *s);
+/* Prints one pick record as a JSON line (DESIGN.md §5). */
+void cli_print_pick(FILE *out, const vxr_pick *p);
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+/* True when progress should be printed (stderr is a terminal, not --json). */
+bool cli_progress(bool json);
+/* Writes w x h RGBA8 pixels (red low, rows from the top) as a PNG, whole
+ * or not at all (vxr_write_file); err may be NULL. */
+vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uint32_t h,
+                         vxr_error *err);
+/* Reads a text file of per_line (1..CLI_MAX_PER_LINE) finite numbers a line
+ * (names them in the error, e.g. "x y z r"); blank lines and '#' comments
+ * are skipped. On success *dest holds count * per_line floats and, when
+ * lines is not NULL, *lines the 1-based line of each record (both
+ * malloc'd). On failure prints "vxr: FILE:LINE: ..." and returns
+ * EXIT_INPUT with nothing allocated. */
+#define CLI_MAX_PER_LINE 6
+int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
+                    size_t **lines);
+
+#endif

@@ -1,0 +1,148 @@
+/* The command line's Vulkan plumbing: volk, a queue, submit-and-wait. */
+#include "gpu.h"
+#include <string.h>
+
+vxr_result cli_vk_error(vxr_error *err, VkResult vr, const char *call) {
+    if (err)
+        snprintf(err->message, sizeof err->message, "%s failed: %s", call,
+                 vxr_vk_result_string(vr));
+    if (vr == VK_ERROR_DEVICE_LOST) return VXR_ERROR_DEVICE;
+    return vr == VK_ERROR_OUT_OF_HOST_MEMORY || vr == VK_ERROR_OUT_OF_DEVICE_MEMORY
+               ? VXR_ERROR_MEMORY
+               : VXR_ERROR_VULKAN;
+}
+
+double cli_gpu_ms(const vxr_context_info *info, const uint64_t ts[2]) {
+    uint32_t bits = info->timestamp_bits;
+    uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    return (double)((ts[1] - ts[0]) & mask) * (double)info->timestamp_period * 1e-6;
+}
+
+void cli_gpu_use(const cli_gpu *g) {
+    volkLoadInstanceOnly(g->info.instance);
+    volkLoadDevice(g->info.device);
+}
+
+vxr_result cli_gpu_open(cli_gpu *g, const vxr_context_desc *desc, vxr_error *err) {
+    memset(g, 0, sizeof *g);
+    if (volkInitialize() != VK_SUCCESS) {
+        if (err)
+            snprintf(err->message, sizeof err->message,
+                     "no Vulkan loader: cannot load libvulkan.so.1");
+        return VXR_ERROR_DEVICE;
+    }
+    vxr_context_desc d = {0};
+    if (desc) d = *desc;
+    d.get_instance_proc_addr = vkGetInstanceProcAddr;
+    vxr_result r = vxr_context_create(&d, &g->ctx, err);
+    if (r != VXR_OK) return r;
+    vxr_context_get_info(g->ctx, &g->info);
+    cli_gpu_use(g);
+    vkGetDeviceQueue(g->info.device, g->info.queue_family, 0, &g->queue);
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                  .queueFamilyIndex = g->info.queue_family};
+    VkResult vr = vkCreateCommandPool(g->info.device, &pi, NULL, &g->pool);
+    if (vr != VK_SUCCESS) r = cli_vk_error(err, vr, "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = g->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    if (r == VXR_OK && (vr = vkAllocateCommandBuffers(g->info.device, &ai, &g->cmd)) != VK_SUCCESS)
+        r = cli_vk_error(err, vr, "vkAllocateCommandBuffers");
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (r == VXR_OK && (vr = vkCreateFence(g->info.device, &fi, NULL, &g->fence)) != VK_SUCCESS)
+        r = cli_vk_error(err, vr, "vkCreateFence");
+    if (r != VXR_OK) cli_gpu_close(g);
+    return r;
+}
+
+vxr_result cli_gpu_begin(cli_gpu *g, vxr_error *err) {
+    VkResult vr = vkResetCommandBuffer(g->cmd, 0);
+    if (vr != VK_SUCCESS) return cli_vk_error(err, vr, "vkResetCommandBuffer");
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vr = vkBeginCommandBuffer(g->cmd, &bi);
+    return vr == VK_SUCCESS ? VXR_OK : cli_vk_error(err, vr, "vkBeginCommandBuffer");
+}
+
+vxr_result cli_gpu_submit(cli_gpu *g, vxr_error *err) {
+    VkResult vr = vkEndCommandBuffer(g->cmd);
+    if (vr != VK_SUCCESS) return cli_vk_error(err, vr, "vkEndCommandBuffer");
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &g->cmd};
+    if ((vr = vkQueueSubmit(g->queue, 1, &si, g->fence)) != VK_SUCCESS)
+        return cli_vk_error(err, vr, "vkQueueSubmit");
+    if ((vr = vkWaitForFences(g->info.device, 1, &g->fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+        return cli_vk_error(err, vr, "vkWaitForFences");
+    vr = vkResetFences(g->info.device, 1, &g->fence);
+    return vr == VK_SUCCESS ? VXR_OK : cli_vk_error(err, vr, "vkResetFences");
+}
+
+void cli_gpu_close(cli_gpu *g) {
+    if (!g || !g->ctx) return;
+    VkDevice dev = g->info.device;
+    vkDeviceWaitIdle(dev);
+    if (g->fence) vkDestroyFence(dev, g->fence, NULL);
+    if (g->pool) vkDestroyCommandPool(dev, g->pool, NULL); /* frees cmd */
+    vxr_context_destroy(g->ctx);
+    memset(g, 0, sizeof *g);
+}
+
+vxr_result cli_expand_record(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
+                             const char *what, vxr_pick *dest, vxr_error *err) {
+    vxr_result r = vxr_pick_expand(scene, ray, rec, dest);
+    if (r == VXR_ERROR_LIMIT) {
+        if (err)
+            snprintf(err->message, sizeof err->message,
+                     "the device stopped tracing %s early (its loop limit: lavapipe ends a "
+                     "shader's loops after 65,535 iterations in all)",
+                     what);
+        return r;
+    }
+    if (r != VXR_OK) {
+        if (err)
+            snprintf(err->message, sizeof err->message,
+                     "the GPU wrote an invalid pick record for %s", what);
+        return VXR_ERROR_FORMAT;
+    }
+    return VXR_OK;
+}
+
+/* Culls the scene by view distance from eye, once. */
+static vxr_result cull_once(vxr_scene *scene, const float eye[3]) {
+    vxr_culler *c;
+    vxr_result r = vxr_culler_create(scene, &c);
+    if (r == VXR_OK) r = vxr_culler_update(c, scene, eye, NULL, NULL);
+    vxr_culler_destroy(c);
+    return r;
+}
+
+int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene, cli_gpu *gpu) {
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(a->scene, scene, &err);
+    if (r != VXR_OK) return cli_fail(a->scene, r, &err);
+    if (!a->have_eye) cli_orbit_camera(*scene, view, &a->cam);
+    int status = EXIT_OK;
+    if (vxr_camera_setup(&a->cam) != VXR_OK)
+        status = cli_usage("%s: the camera needs --eye different from --target", cmd);
+    /* What the eye sees (view distances), as `vxr pick` does per origin. */
+    else if (a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
+        status = cli_fail(a->scene, r, &err);
+    else if ((r = cli_gpu_open(gpu, &(vxr_context_desc){.validation = a->validate}, &err)) !=
+             VXR_OK)
+        status = cli_fail(cmd, r, &err);
+    if (status != EXIT_OK) {
+        vxr_scene_destroy(*scene);
+        *scene = NULL;
+    }
+    return status;
+}
+
+int cli_validation_status(const char *cmd, const cli_gpu *g, bool validate, int status) {
+    uint32_t messages = g->ctx ? vxr_context_validation_messages(g->ctx) : 0;
+    if (status != EXIT_OK || !validate || !messages) return status;
+    fprintf(stderr, "vxr: %s: %u validation messages\n", cmd, messages);
+    return EXIT_INPUT;
+}

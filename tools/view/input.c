@@ -1,0 +1,158 @@
+/* vxr view's input: keys, mouse and drops turned into camera moves
+ * (camera.h) and requests the frame loop (main.c) carries out. */
+#include <math.h>
+#include <string.h>
+#include "app.h"
+
+/* Radians per pixel of mouse motion: orbiting (left drag) and looking
+ * (fly mode); the fly speed's factors for shift and per wheel click; how
+ * long a message stays in the title. */
+#define ORBIT_RADIANS   0.006f
+#define LOOK_RADIANS    0.0025f
+#define FLY_FAST        4.0f
+#define FLY_WHEEL       1.25f
+#define MESSAGE_SECONDS 3.0
+
+const char view_keys_help[] =
+    "vxr view: left drag orbit, middle or shift+left drag pan, wheel zoom,\n"
+    "  Tab/V fly mode (WASD move, mouse look, Q/E down/up, shift faster, wheel speed),\n"
+    "  F frame the picked cube, R reset the camera, [ ] halve/double the grid,\n"
+    "  C culling on/off, P screenshot, H this help, Esc leave fly mode or quit;\n"
+    "  drop a file on the window to open it.\n";
+
+void view_home(app *a) {
+    memcpy(a->cam.eye, a->home_eye, sizeof a->home_eye);
+    memcpy(a->cam.target, a->home_target, sizeof a->home_target);
+}
+
+static void set_fly(app *a, bool fly) {
+    a->fly = fly;
+    a->skip_delta = true;
+    a->drag = DRAG_NONE;
+    glfwSetInputMode(a->window, GLFW_CURSOR, fly ? GLFW_CURSOR_DISABLED : GLFW_CURSOR_NORMAL);
+    if (glfwRawMouseMotionSupported())
+        glfwSetInputMode(a->window, GLFW_RAW_MOUSE_MOTION, fly ? GLFW_TRUE : GLFW_FALSE);
+}
+
+void view_fly_keys(app *a, float dt) {
+    if (!a->fly) return;
+    GLFWwindow *w = a->window;
+    float speed = a->fly_speed * dt;
+    if (glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ||
+        glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS)
+        speed *= FLY_FAST;
+    float fwd = (float)(glfwGetKey(w, GLFW_KEY_W) == GLFW_PRESS) -
+                (float)(glfwGetKey(w, GLFW_KEY_S) == GLFW_PRESS);
+    float side = (float)(glfwGetKey(w, GLFW_KEY_D) == GLFW_PRESS) -
+                 (float)(glfwGetKey(w, GLFW_KEY_A) == GLFW_PRESS);
+    float rise = (float)(glfwGetKey(w, GLFW_KEY_E) == GLFW_PRESS) -
+                 (float)(glfwGetKey(w, GLFW_KEY_Q) == GLFW_PRESS);
+    if (fwd != 0.0f || side != 0.0f || rise != 0.0f) view_fly(&a->cam, fwd, side, rise, speed);
+}
+
+/* --- input callbacks ---------------------------------------------------- */
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+    (void)scancode, (void)mods;
+    app *a = glfwGetWindowUserPointer(w);
+    if (action != GLFW_PRESS) return;
+    switch (key) {
+    case GLFW_KEY_ESCAPE:
+        if (a->fly)
+            set_fly(a, false);
+        else
+            glfwSetWindowShouldClose(w, GLFW_TRUE);
+        break;
+    case GLFW_KEY_TAB:
+    case GLFW_KEY_V:
+        set_fly(a, !a->fly);
+        break;
+    case GLFW_KEY_R:
+        view_home(a);
+        break;
+    case GLFW_KEY_F:
+        if (!view_frame_pick(&a->cam, &a->pick, &a->pick_ray)) {
+            snprintf(a->message, sizeof a->message, "F: nothing under the mouse to frame");
+            a->message_until = glfwGetTime() + MESSAGE_SECONDS;
+        }
+        break;
+    case GLFW_KEY_C:
+        a->cull = !a->cull;
+        a->cull_changed = true;
+        break;
+    case GLFW_KEY_LEFT_BRACKET:
+        if (a->grid > 1) a->grid /= 2;
+        break;
+    case GLFW_KEY_RIGHT_BRACKET:
+        if (a->grid < VXR_MAX_GRID) a->grid *= 2;
+        break;
+    case GLFW_KEY_P:
+        a->want_shot = true;
+        break;
+    case GLFW_KEY_H:
+        fputs(view_keys_help, stdout);
+        fflush(stdout);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_button(GLFWwindow *w, int button, int action, int mods) {
+    app *a = glfwGetWindowUserPointer(w);
+    if (a->fly) return;
+    if (action == GLFW_RELEASE) {
+        a->drag = DRAG_NONE;
+        return;
+    }
+    glfwGetCursorPos(w, &a->last_x, &a->last_y);
+    if (button == GLFW_MOUSE_BUTTON_LEFT) a->drag = mods & GLFW_MOD_SHIFT ? DRAG_PAN : DRAG_ORBIT;
+    if (button == GLFW_MOUSE_BUTTON_MIDDLE) a->drag = DRAG_PAN;
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y) {
+    app *a = glfwGetWindowUserPointer(w);
+    double dx = x - a->last_x, dy = y - a->last_y;
+    a->last_x = x;
+    a->last_y = y;
+    if (a->skip_delta) {
+        a->skip_delta = false;
+        return;
+    }
+    if (a->fly)
+        view_look(&a->cam, -LOOK_RADIANS * (float)dx, -LOOK_RADIANS * (float)dy);
+    else if (a->drag == DRAG_ORBIT)
+        view_orbit(&a->cam, -ORBIT_RADIANS * (float)dx, ORBIT_RADIANS * (float)dy);
+    else if (a->drag == DRAG_PAN)
+        view_pan(&a->cam, dx, dy);
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy) {
+    (void)dx;
+    app *a = glfwGetWindowUserPointer(w);
+    if (a->fly)
+        a->fly_speed *= powf(FLY_WHEEL, (float)dy);
+    else
+        view_zoom(&a->cam, dy);
+}
+
+static void on_drop(GLFWwindow *w, int count, const char **paths) {
+    app *a = glfwGetWindowUserPointer(w);
+    if (count > 0) snprintf(a->drop, sizeof a->drop, "%s", paths[0]);
+}
+
+static void on_resize(GLFWwindow *w, int width, int height) {
+    (void)width, (void)height;
+    app *a = glfwGetWindowUserPointer(w);
+    a->swapchain_dirty = true;
+}
+
+void view_input_install(app *a) {
+    glfwSetWindowUserPointer(a->window, a);
+    glfwSetKeyCallback(a->window, on_key);
+    glfwSetMouseButtonCallback(a->window, on_button);
+    glfwSetCursorPosCallback(a->window, on_cursor);
+    glfwSetScrollCallback(a->window, on_scroll);
+    glfwSetDropCallback(a->window, on_drop);
+    glfwSetFramebufferSizeCallback(a->window, on_resize);
+}
