@@ -7,30 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-
-enum {
-    PAL_WATER = 1, /* 4 shades, deep to shallow */
-    PAL_SAND = 5,  /* 2 */
-    PAL_GRASS = 7, /* 4 */
-    PAL_DIRT = 11, /* 2 */
-    PAL_ROCK = 13, /* 3 */
-    PAL_SNOW = 16, /* 2 */
-    PAL_BARK = 18, /* 2 */
-    PAL_LEAF = 20, /* 4, dark to light */
-    PAL_NEEDLE = 24,
-    PAL_STONE = 26,
-    PAL_WALL = 28,
-    PAL_TIMBER = 29,
-    PAL_ROOF = 30, /* 2 */
-    PAL_DOOR = 32,
-    PAL_WINDOW = 33,
-    PAL_CRYSTAL = 34, /* 3 */
-    PAL_BALL = 37,    /* 2 */
-    PAL_RING = 39,    /* 2 */
-    PAL_NAMED_END = 41,
-    PAL_RAMP = 64, /* 192-step gradient up to 255 */
-};
+#include "procgen.h"
 
 static const uint8_t named_colors[PAL_NAMED_END - 1][3] = {
     {22, 58, 112},   {30, 84, 148},   {42, 112, 176},  {70, 150, 200}, /* water */
@@ -69,45 +46,6 @@ static void fill_palette(uint32_t *pal) {
             c[k] = (ramp_stops[seg][k] * (48 - f) + ramp_stops[seg + 1][k] * f) / 48;
         pal[PAL_RAMP + i] = vxr_rgba(c[0], c[1], c[2], 255);
     }
-}
-
-static uint32_t hash3(int32_t x, int32_t y, uint32_t z) {
-    uint32_t h = (uint32_t)x * 0x8da6b343u ^ (uint32_t)y * 0xd8163841u ^ z * 0xcb1ab31fu;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
-
-static float unit(uint32_t h) {
-    return (float)(h >> 8) * (1.0f / 16777216.0f);
-}
-
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int32_t min_i(int32_t a, int32_t b) {
-    return a < b ? a : b;
-}
-
-static int32_t max_i(int32_t a, int32_t b) {
-    return a > b ? a : b;
-}
-
-/* vxr_model_src_push with the common case inlined: terrains push tens of
- * millions of voxels. */
-static inline bool put(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t c) {
-    if (m->count < m->capacity) {
-        m->voxels[m->count++] = (vxr_voxel){x, y, z, c};
-        return true;
-    }
-    return vxr_model_src_push(m, x, y, z, c) == VXR_OK;
 }
 
 /* ---------------------------------------------------------------- terrain */
@@ -239,240 +177,14 @@ static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vx
     return true;
 }
 
-/* ----------------------------------------------------------------- models */
-
-static vxr_result menger(vxr_scene_src *s, int32_t level, const int32_t origin[3]) {
-    uint32_t index;
-    vxr_result r = vxr_scene_src_add_model(s, &index);
-    if (r != VXR_OK) return r;
-    vxr_model_src *m = &s->models[index];
-    int32_t off[20][3], n = 0, side = 1;
-    for (int32_t a = 0; a < 3; a++)
-        for (int32_t b = 0; b < 3; b++)
-            for (int32_t c = 0; c < 3; c++)
-                if ((a == 1) + (b == 1) + (c == 1) <= 1) {
-                    off[n][0] = a, off[n][1] = b, off[n][2] = c;
-                    n++;
-                }
-    size_t total = 1;
-    for (int32_t l = 0; l < level; l++) total *= 20, side *= 3;
-    int32_t span = max_i(1, 3 * (side - 1));
-    /* Voxel i's base-20 digits pick the sub-cube at each level. */
-    for (size_t i = 0; i < total; i++) {
-        int32_t p[3] = {0, 0, 0};
-        size_t k = i;
-        for (int32_t l = 0, scale = 1; l < level; l++, scale *= 3, k /= 20)
-            for (int32_t a = 0; a < 3; a++) p[a] += off[k % 20][a] * scale;
-        uint32_t c = PAL_RAMP + (uint32_t)((p[0] + p[1] + p[2]) * 191 / span);
-        if (!put(m, p[0] + origin[0], p[1] + origin[1], p[2] + origin[2], c))
-            return VXR_ERROR_MEMORY;
-    }
-    return VXR_OK;
-}
-
-/* A dense scratch grid for small shapes: x, y in [-r, r), z in [0, h).
- * Later writes replace earlier ones, so shapes may overlap freely. */
-typedef struct grid {
-    uint8_t *c;
-    int32_t r, h;
-} grid;
-
-static void set(grid *g, int32_t x, int32_t y, int32_t z, uint32_t c) {
-    if (x < -g->r || y < -g->r || z < 0 || x >= g->r || y >= g->r || z >= g->h) return;
-    int32_t w = 2 * g->r;
-    g->c[((size_t)z * (size_t)w + (size_t)(y + g->r)) * (size_t)w + (size_t)(x + g->r)] =
-        (uint8_t)c;
-}
-
-/* Cell centre relative to a point, scaled by radii: the ellipsoid test. */
-static float ell(int32_t x, int32_t y, int32_t z, const float c[3], const float r[3]) {
-    float dx = ((float)x + 0.5f - c[0]) / r[0], dy = ((float)y + 0.5f - c[1]) / r[1];
-    float dz = ((float)z + 0.5f - c[2]) / r[2];
-    return dx * dx + dy * dy + dz * dz;
-}
-
-static void shape_tree(grid *g) {
-    static const float c[3] = {0, 0, 12}, r[3] = {6.5f, 6.5f, 5.5f};
-    for (int32_t z = 0; z < 10; z++)
-        for (int32_t y = -1; y < 1; y++)
-            for (int32_t x = -1; x < 1; x++)
-                set(g, x, y, z, PAL_BARK + (hash3(x, y, (uint32_t)z) & 1));
-    for (int32_t z = 6; z < 18; z++)
-        for (int32_t y = -7; y < 7; y++)
-            for (int32_t x = -7; x < 7; x++) {
-                float d = ell(x, y, z, c, r);
-                uint32_t hs = hash3(x, y, (uint32_t)z + 1000);
-                if (d > 1 || (d > 0.6f && hs % 4 == 0)) continue;
-                int32_t shade = min_i(3, max_i(0, (z - 6 + (int32_t)(hs >> 8 & 3)) * 4 / 14));
-                set(g, x, y, z, PAL_LEAF + (uint32_t)shade);
-            }
-}
-
-static void shape_pine(grid *g) {
-    for (int32_t z = 0; z < 5; z++)
-        for (int32_t y = -1; y < 1; y++)
-            for (int32_t x = -1; x < 1; x++) set(g, x, y, z, PAL_BARK + 1);
-    for (int32_t z = 3; z < 22; z++) {
-        int32_t t = z - 3, tier = t / 6;
-        float rad = (5.8f - 1.7f * (float)tier) * (1.0f - (float)(t % 6) / 8.0f);
-        for (int32_t y = -6; y < 6; y++)
-            for (int32_t x = -6; x < 6; x++) {
-                float dx = (float)x + 0.5f, dy = (float)y + 0.5f;
-                if (dx * dx + dy * dy <= rad * rad)
-                    set(g, x, y, z, PAL_NEEDLE + (hash3(x, y, (uint32_t)z) % 3 == 0));
-            }
-    }
-}
-
-static void shape_rock(grid *g) {
-    static const float c[3] = {0, 0, 0}, r[3] = {4.5f, 3.6f, 3.4f};
-    for (int32_t z = 0; z < 4; z++)
-        for (int32_t y = -5; y < 5; y++)
-            for (int32_t x = -5; x < 5; x++) {
-                uint32_t hs = hash3(x, y, (uint32_t)z + 2000);
-                if (ell(x, y, z, c, r) + 0.4f * (unit(hs) - 0.5f) <= 1)
-                    set(g, x, y, z, PAL_STONE + (hs & 1));
-            }
-}
-
-static void shape_house(grid *g) {
-    for (int32_t z = 0; z < 7; z++)
-        for (int32_t y = -5; y < 5; y++)
-            for (int32_t x = -6; x < 6; x++) {
-                bool sx = x == -6 || x == 5, sy = y == -5 || y == 4;
-                if (z == 0)
-                    set(g, x, y, z, PAL_STONE + 1);
-                else if ((sx && sy) || (z == 6 && (sx || sy)))
-                    set(g, x, y, z, PAL_TIMBER);
-                else if (sx || sy)
-                    set(g, x, y, z, PAL_WALL);
-            }
-    for (int32_t z = 1; z < 4; z++) set(g, -1, -5, z, PAL_DOOR), set(g, 0, -5, z, PAL_DOOR);
-    for (int32_t z = 3; z < 5; z++)
-        for (int32_t k = 0; k < 2; k++) {
-            set(g, -4 + k, -5, z, PAL_WINDOW), set(g, 2 + k, -5, z, PAL_WINDOW);
-            set(g, -4 + k, 4, z, PAL_WINDOW), set(g, 2 + k, 4, z, PAL_WINDOW);
-            set(g, -6, -1 + k, z, PAL_WINDOW), set(g, 5, -1 + k, z, PAL_WINDOW);
-        }
-    /* Gable roof along x with a one-voxel overhang, gable walls under it. */
-    for (int32_t k = 0, yl = -6, yr = 5; yl <= yr; k++, yl++, yr--)
-        for (int32_t x = -7; x < 7; x++) {
-            set(g, x, yl, 7 + k, PAL_ROOF + (uint32_t)(k & 1));
-            set(g, x, yr, 7 + k, PAL_ROOF + (uint32_t)(k & 1));
-            if (x == -6 || x == 5)
-                for (int32_t y = yl + 1; y < yr; y++) set(g, x, y, 7 + k, PAL_WALL);
-        }
-    for (int32_t z = 7; z < 14; z++)
-        for (int32_t k = 0; k < 4; k++) set(g, 2 + (k & 1), 1 + k / 2, z, PAL_STONE);
-}
-
-static void shape_crystal(grid *g) {
-    /* base x, y, lean x, y, radius, height, colour */
-    static const float p[5][7] = {{0, 0, 0, 0, 2.4f, 16, 0},
-                                  {3, 1, 0.25f, 0.1f, 1.6f, 10, 1},
-                                  {-3, 1, -0.25f, 0.05f, 1.5f, 9, 2},
-                                  {0, -3, 0.05f, -0.25f, 1.6f, 11, 0},
-                                  {1, 3, 0.1f, 0.3f, 1.3f, 8, 1}};
-    for (int32_t i = 0; i < 5; i++) {
-        const float *q = p[i];
-        for (int32_t z = 0; (float)z < q[5]; z++) {
-            float cx = q[0] + q[2] * (float)z, cy = q[1] + q[3] * (float)z;
-            float rad = q[4] * fminf(1.0f, (q[5] - (float)z) / (2 * q[4]));
-            for (int32_t y = -6; y < 6; y++)
-                for (int32_t x = -6; x < 6; x++)
-                    if (fabsf((float)x + 0.5f - cx) + fabsf((float)y + 0.5f - cy) <= rad)
-                        set(g, x, y, z, PAL_CRYSTAL + (uint32_t)q[6]);
-        }
-    }
-}
-
-/* Radius 12 ball with eight coloured gores. */
-static void shape_ball(grid *g) {
-    static const float c[3] = {0, 0, 12}, r[3] = {12, 12, 12};
-    for (int32_t z = 0; z < 24; z++)
-        for (int32_t y = -12; y < 12; y++)
-            for (int32_t x = -12; x < 12; x++) {
-                if (ell(x, y, z, c, r) > 1) continue;
-                int32_t gore = (x < 0) ^ (y < 0) ^ (abs(2 * x + 1) > abs(2 * y + 1));
-                set(g, x, y, z, PAL_BALL + (uint32_t)gore);
-            }
-}
-
-/* A ring standing in the XZ plane (major radius 12, minor 4.5) on z = 0. */
-static void shape_ring(grid *g) {
-    for (int32_t z = 0; z < 33; z++)
-        for (int32_t y = -5; y < 5; y++)
-            for (int32_t x = -17; x < 17; x++) {
-                float dx = (float)x + 0.5f, dy = (float)y + 0.5f, dz = (float)z + 0.5f - 16.5f;
-                float d = sqrtf(dx * dx + dz * dz) - 12;
-                if (d * d + dy * dy > 4.5f * 4.5f) continue;
-                int32_t seg = (x < 0) ^ (z < 16) ^ (fabsf(dx) > fabsf(dz));
-                set(g, x, y, z, PAL_RING + (uint32_t)seg);
-            }
-}
-
-typedef struct shape {
-    void (*fn)(grid *g);
-    int32_t r, h;
-} shape;
-
-enum { TREE, PINE, ROCK, HOUSE, CRYSTAL, BALL, RING, SHAPE_COUNT };
-static const shape shapes[SHAPE_COUNT] = {
-    {shape_tree, 8, 18},    {shape_pine, 7, 22},  {shape_rock, 5, 4},  {shape_house, 8, 14},
-    {shape_crystal, 6, 16}, {shape_ball, 12, 24}, {shape_ring, 17, 33}};
-
-/* Adds a shape as a new model; *radius receives the half diagonal of its
- * voxel bounds, which sets view distances. */
-static vxr_result add_shape(vxr_scene_src *s, const shape *sh, uint32_t *index, float *radius) {
-    int32_t w = 2 * sh->r;
-    grid g = {calloc((size_t)(w * w * sh->h), 1), sh->r, sh->h};
-    if (!g.c) return VXR_ERROR_MEMORY;
-    sh->fn(&g);
-    vxr_result r = vxr_scene_src_add_model(s, index);
-    int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-    for (int32_t z = 0; r == VXR_OK && z < sh->h; z++)
-        for (int32_t y = 0; y < w; y++)
-            for (int32_t x = 0; x < w; x++) {
-                uint8_t c = g.c[((size_t)z * (size_t)w + (size_t)y) * (size_t)w + (size_t)x];
-                if (!c) continue;
-                int32_t p[3] = {x - sh->r, y - sh->r, z};
-                for (int k = 0; k < 3; k++)
-                    lo[k] = min_i(lo[k], p[k]), hi[k] = max_i(hi[k], p[k] + 1);
-                if (!put(&s->models[*index], p[0], p[1], p[2], c)) r = VXR_ERROR_MEMORY;
-            }
-    free(g.c);
-    float d2 = 0;
-    for (int k = 0; r == VXR_OK && k < 3; k++) d2 += (float)((hi[k] - lo[k]) * (hi[k] - lo[k]));
-    *radius = 0.5f * sqrtf(d2);
-    return r;
-}
-
-/* Rotations by 0, 90, 180 and 270 degrees about +Z, row-major. */
-static const float rot_z[4][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 1},
-                                  {0, -1, 0, 1, 0, 0, 0, 0, 1},
-                                  {-1, 0, 0, 0, -1, 0, 0, 0, 1},
-                                  {0, 1, 0, -1, 0, 0, 0, 0, 1}};
-
-static vxr_result place(vxr_scene_src *s, uint32_t model, uint32_t quarter_turns, float scale,
-                        float x, float y, float z, float view_distance) {
-    vxr_instance in = {
-        .model = model, .transform = vxr_transform_identity(), .view_distance = view_distance};
-    memcpy(in.transform.rotation, rot_z[quarter_turns & 3], sizeof in.transform.rotation);
-    in.transform.scale = scale;
-    in.transform.translation[0] = x;
-    in.transform.translation[1] = y;
-    in.transform.translation[2] = z;
-    return vxr_scene_src_add_instance(s, &in);
-}
-
 /* ----------------------------------------------------------------- scenes */
 
 static vxr_result gen_menger(vxr_scene_src *s, int32_t level) {
     int32_t side = 1;
     for (int32_t l = 0; l < level; l++) side *= 3;
     int32_t c = -(side - 1) / 2, origin[3] = {c, c, c};
-    vxr_result r = menger(s, level, origin);
-    return r != VXR_OK ? r : place(s, 0, 0, 1, 0, 0, 0, INFINITY);
+    vxr_result r = vxr_gen_menger(s, level, origin);
+    return r != VXR_OK ? r : vxr_gen_place(s, 0, 0, 1, 0, 0, 0, INFINITY);
 }
 
 /* Feature size and height for an n-column terrain: hills about n/2 wide
@@ -493,7 +205,7 @@ static vxr_result gen_terrain(vxr_scene_src *s, int32_t n) {
     vxr_result r = vxr_scene_src_add_model(s, &index);
     if (r == VXR_OK && !terrain_emit(&t, 0, 0, n, &s->models[index])) r = VXR_ERROR_MEMORY;
     free(t.h);
-    return r != VXR_OK ? r : place(s, index, 0, 1, 0, 0, 0, INFINITY);
+    return r != VXR_OK ? r : vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
 }
 
 /* A 192 x 192 patch with flattened pads under the showpieces. */
@@ -505,16 +217,16 @@ static vxr_result gen_demo(vxr_scene_src *s) {
         float scale;
         int32_t x, y, pad;
     } items[] = {
-        {SHAPE_COUNT, 0, 2, -50, -45, 30}, /* menger sponge */
-        {BALL, 0, 1, 50, -50, 14},         {RING, 1, 1, 52, 22, 18},
-        {HOUSE, 1, 1, -48, 42, 10},        {TREE, 0, 2, -4, 64, 0},
-        {TREE, 0, 1, 18, 46, 0},           {TREE, 0, 1, -20, 28, 0},
-        {TREE, 0, 1, 30, 76, 0},           {PINE, 0, 1, 74, 70, 0},
-        {PINE, 1, 1, 82, 52, 0},           {PINE, 0, 1, 62, 84, 0},
-        {PINE, 2, 1, -80, 12, 0},          {ROCK, 0, 1, 10, -64, 0},
-        {ROCK, 1, 2, -12, -16, 0},         {ROCK, 3, 1, 80, -12, 0},
-        {CRYSTAL, 0, 1, 16, -28, 0},       {CRYSTAL, 1, 0.5f, 24, -20, 0},
-        {CRYSTAL, 3, 0.5f, 10, -18, 0},
+        {GEN_SHAPES, 0, 2, -50, -45, 30}, /* menger sponge */
+        {GEN_BALL, 0, 1, 50, -50, 14},      {GEN_RING, 1, 1, 52, 22, 18},
+        {GEN_HOUSE, 1, 1, -48, 42, 10},     {GEN_TREE, 0, 2, -4, 64, 0},
+        {GEN_TREE, 0, 1, 18, 46, 0},        {GEN_TREE, 0, 1, -20, 28, 0},
+        {GEN_TREE, 0, 1, 30, 76, 0},        {GEN_PINE, 0, 1, 74, 70, 0},
+        {GEN_PINE, 1, 1, 82, 52, 0},        {GEN_PINE, 0, 1, 62, 84, 0},
+        {GEN_PINE, 2, 1, -80, 12, 0},       {GEN_ROCK, 0, 1, 10, -64, 0},
+        {GEN_ROCK, 1, 2, -12, -16, 0},      {GEN_ROCK, 3, 1, 80, -12, 0},
+        {GEN_CRYSTAL, 0, 1, 16, -28, 0},    {GEN_CRYSTAL, 1, 0.5f, 24, -20, 0},
+        {GEN_CRYSTAL, 3, 0.5f, 10, -18, 0},
     };
     terrain t;
     if (!terrain_init(&t, N, false, 64, 32, 7)) return VXR_ERROR_MEMORY;
@@ -525,19 +237,19 @@ static vxr_result gen_demo(vxr_scene_src *s) {
             for (int32_t x = cx - p; x < cx + p; x++)
                 if (x >= 0 && y >= 0 && x < N && y < N) t.h[y * N + x] = (int16_t)level;
     }
-    uint32_t index, ids[SHAPE_COUNT + 1];
+    uint32_t index, ids[GEN_SHAPES + 1];
     float radius;
     vxr_result r = vxr_scene_src_add_model(s, &index);
     if (r == VXR_OK && !terrain_emit(&t, 0, 0, N, &s->models[index])) r = VXR_ERROR_MEMORY;
-    if (r == VXR_OK) r = place(s, index, 0, 1, 0, 0, 0, INFINITY);
-    for (int32_t k = 0; r == VXR_OK && k < SHAPE_COUNT; k++)
-        r = add_shape(s, &shapes[k], &ids[k], &radius);
-    ids[SHAPE_COUNT] = s->model_count;
-    if (r == VXR_OK) r = menger(s, 3, (const int32_t[3]){-13, -13, 0});
+    if (r == VXR_OK) r = vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
+    for (int32_t k = 0; r == VXR_OK && k < GEN_SHAPES; k++)
+        r = vxr_gen_shape(s, k, &ids[k], &radius);
+    ids[GEN_SHAPES] = s->model_count;
+    if (r == VXR_OK) r = vxr_gen_menger(s, 3, (const int32_t[3]){-13, -13, 0});
     for (size_t i = 0; r == VXR_OK && i < sizeof items / sizeof items[0]; i++) {
         int32_t x = items[i].x, y = items[i].y, z = top_at(&t, x + H, y + H);
-        r = place(s, ids[items[i].model], (uint32_t)items[i].turns, items[i].scale, (float)x,
-                  (float)y, (float)(items[i].pad ? z + 1 : z), INFINITY);
+        r = vxr_gen_place(s, ids[items[i].model], (uint32_t)items[i].turns, items[i].scale,
+                          (float)x, (float)y, (float)(items[i].pad ? z + 1 : z), INFINITY);
     }
     free(t.h);
     return r;
@@ -553,11 +265,11 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
     static const struct {
         int32_t kind, cum, alt_pct;
         float alt_scale;
-    } kinds[] = {{TREE, 35, 20, 2},
-                 {PINE, 60, 20, 2},
-                 {ROCK, 80, 25, 2},
-                 {HOUSE, 88, 0, 1},
-                 {CRYSTAL, 100, 50, 0.5f}};
+    } kinds[] = {{GEN_TREE, 35, 20, 2},
+                 {GEN_PINE, 60, 20, 2},
+                 {GEN_ROCK, 80, 25, 2},
+                 {GEN_HOUSE, 88, 0, 1},
+                 {GEN_CRYSTAL, 100, 50, 0.5f}};
     int32_t g = 1;
     while ((int64_t)g * g * 256 < k) g++;
     int32_t tiles = min_i(g, PERIOD), half = g * TILE / 2;
@@ -573,12 +285,12 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
                 r = VXR_ERROR_MEMORY;
         }
     for (int32_t i = 0; r == VXR_OK && i < 5; i++)
-        r = add_shape(s, &shapes[kinds[i].kind], &ids[i], &radius[i]);
+        r = vxr_gen_shape(s, kinds[i].kind, &ids[i], &radius[i]);
     for (int32_t gy = 0; r == VXR_OK && gy < g; gy++)
         for (int32_t gx = 0; r == VXR_OK && gx < g; gx++) {
             uint32_t model = tile0 + (uint32_t)((gy % tiles) * tiles + gx % tiles);
-            r = place(s, model, 0, 1, (float)(gx * TILE + TILE / 2 - half),
-                      (float)(gy * TILE + TILE / 2 - half), 0, INFINITY);
+            r = vxr_gen_place(s, model, 0, 1, (float)(gx * TILE + TILE / 2 - half),
+                              (float)(gy * TILE + TILE / 2 - half), 0, INFINITY);
         }
     uint64_t rng = 0x766f78656c73ull;
     for (int32_t n = 0; r == VXR_OK && n < k; n++) {
@@ -597,8 +309,8 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
                           ? kinds[kind].alt_scale
                           : 1.0f;
         float view = fminf(400, fmaxf(40, 10 * radius[kind] * scale));
-        r = place(s, ids[kind], (uint32_t)(roll >> 56), scale, (float)x, (float)y,
-                  (float)top_at(&t, x + half, y + half), view);
+        r = vxr_gen_place(s, ids[kind], (uint32_t)(roll >> 56), scale, (float)x, (float)y,
+                          (float)top_at(&t, x + half, y + half), view);
     }
     free(t.h);
     return r;

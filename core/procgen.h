@@ -1,0 +1,86 @@
+/* Private pieces of the built-in scenes (core/procgen.c builds the scenes,
+ * core/procgen_models.c the small models they place). */
+#ifndef VXR_PROCGEN_H
+#define VXR_PROCGEN_H
+
+#include <stdbool.h>
+#include "internal.h"
+
+/* The palette of every built-in scene (core/procgen.c fills it). */
+enum {
+    PAL_WATER = 1, /* 4 shades, deep to shallow */
+    PAL_SAND = 5,  /* 2 */
+    PAL_GRASS = 7, /* 4 */
+    PAL_DIRT = 11, /* 2 */
+    PAL_ROCK = 13, /* 3 */
+    PAL_SNOW = 16, /* 2 */
+    PAL_BARK = 18, /* 2 */
+    PAL_LEAF = 20, /* 4, dark to light */
+    PAL_NEEDLE = 24,
+    PAL_STONE = 26,
+    PAL_WALL = 28,
+    PAL_TIMBER = 29,
+    PAL_ROOF = 30, /* 2 */
+    PAL_DOOR = 32,
+    PAL_WINDOW = 33,
+    PAL_CRYSTAL = 34, /* 3 */
+    PAL_BALL = 37,    /* 2 */
+    PAL_RING = 39,    /* 2 */
+    PAL_NAMED_END = 41,
+    PAL_RAMP = 64, /* 192-step gradient up to 255 */
+};
+
+static inline uint32_t hash3(int32_t x, int32_t y, uint32_t z) {
+    uint32_t h = (uint32_t)x * 0x8da6b343u ^ (uint32_t)y * 0xd8163841u ^ z * 0xcb1ab31fu;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
+}
+
+static inline float unit(uint32_t h) {
+    return (float)(h >> 8) * (1.0f / 16777216.0f);
+}
+
+static inline uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline int32_t min_i(int32_t a, int32_t b) {
+    return a < b ? a : b;
+}
+
+static inline int32_t max_i(int32_t a, int32_t b) {
+    return a > b ? a : b;
+}
+
+/* vxr_model_src_push with the common case inlined: terrains push tens of
+ * millions of voxels. */
+static inline bool put(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t c) {
+    if (m->count < m->capacity) {
+        m->voxels[m->count++] = (vxr_voxel){x, y, z, c};
+        return true;
+    }
+    return vxr_model_src_push(m, x, y, z, c) == VXR_OK;
+}
+
+/* The small models of the demo and world scenes. */
+enum { GEN_TREE, GEN_PINE, GEN_ROCK, GEN_HOUSE, GEN_CRYSTAL, GEN_BALL, GEN_RING, GEN_SHAPES };
+
+/* Adds a Menger sponge of `level` (voxels 3^level per side) at origin as a
+ * new model. */
+vxr_result vxr_gen_menger(vxr_scene_src *s, int32_t level, const int32_t origin[3]);
+/* Adds shape `kind` (GEN_*) as a new model *index; *radius receives the
+ * half diagonal of its voxel bounds, which sets view distances. */
+vxr_result vxr_gen_shape(vxr_scene_src *s, int kind, uint32_t *index, float *radius);
+/* Adds an instance of model turned by quarter_turns about +Z, scaled and
+ * placed at x, y, z, with a view distance. */
+vxr_result vxr_gen_place(vxr_scene_src *s, uint32_t model, uint32_t quarter_turns, float scale,
+                         float x, float y, float z, float view_distance);
+
+#endif
