@@ -179,23 +179,29 @@ static int trace_octree(trace *c) {
     return visit(c, m->depth, root, m->origin, 0);
 }
 
-/* Traces one instance; on a hit nearer than *best (ties: lower instance)
- * fills *best and returns 1. */
-static int trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, uint32_t grid_level,
-                          float *best_t, uint32_t *best_i, cell_hit *best) {
+/* The nearest hit of a pick so far: t, instance (UINT32_MAX: none), cell. */
+typedef struct best_hit {
+    float t;
+    uint32_t i;
+    cell_hit hit;
+} best_hit;
+
+/* Traces one instance at grid 2^level; a hit nearer than b's (ties: the
+ * lower instance) replaces it. */
+static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, uint32_t level,
+                           best_hit *b) {
     const vxr_gpu_instance *g = &p->records[i];
     trace c;
     c.m = &p->scene->models[g->model];
     vxr_affine_point(g->world_to_local, ray->origin, c.o);
     vxr_affine_dir(g->world_to_local, ray->dir, c.d);
-    c.grid_level = grid_level;
-    c.tmax = *best_t;
-    if (!trace_octree(&c)) return 0;
-    if (c.hit.t > *best_t || (c.hit.t == *best_t && i > *best_i)) return 0;
-    *best_t = c.hit.t;
-    *best_i = i;
-    *best = c.hit;
-    return 1;
+    c.grid_level = level;
+    c.tmax = b->t;
+    if (!trace_octree(&c)) return;
+    if (c.hit.t > b->t || (c.hit.t == b->t && i > b->i)) return;
+    b->t = c.hit.t;
+    b->i = i;
+    b->hit = c.hit;
 }
 
 static int8_t id8(uint32_t shape, int shift) {
@@ -297,23 +303,20 @@ vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu
     return VXR_OK;
 }
 
-static int grid_level(uint32_t grid, uint32_t *level) {
-    if (grid <= 1) {
-        *level = 0;
-        return 1;
-    }
-    if (grid & (grid - 1) || grid > VXR_MAX_GRID) return 0;
-    *level = (uint32_t)__builtin_ctz(grid);
-    return 1;
+/* The start of a pick: dest zeroed, no hit yet, the grid's level; false
+ * for a grid that is not a power of two up to VXR_MAX_GRID. */
+static bool pick_begin(uint32_t grid, vxr_pick *dest, uint32_t *level, best_hit *b) {
+    memset(dest, 0, sizeof *dest);
+    b->t = INFINITY;
+    b->i = UINT32_MAX;
+    *level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
+    return grid <= 1 || (!(grid & (grid - 1)) && grid <= VXR_MAX_GRID);
 }
 
 vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
     uint32_t level;
-    memset(dest, 0, sizeof *dest);
-    if (!grid_level(grid, &level)) return VXR_ERROR_ARGUMENT;
-    float best_t = INFINITY;
-    uint32_t best_i = UINT32_MAX;
-    cell_hit best;
+    best_hit best;
+    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
     const vxr_bvh *h = &p->bvh;
     if (h->node_count == 0) return VXR_OK;
     uint32_t stack[VXR_BVH_STACK];
@@ -327,12 +330,12 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
         const vxr_gpu_bvh_node *nd = &h->nodes[stack[--sp]];
         if (nd->count) {
             for (uint32_t k = 0; k < nd->count; k++)
-                trace_instance(p, h->items[nd->first + k], ray, level, &best_t, &best_i, &best);
+                trace_instance(p, h->items[nd->first + k], ray, level, &best);
             continue;
         }
         const vxr_gpu_bvh_node *a = &h->nodes[nd->first], *b = &h->nodes[nd->first + 1];
-        float ta = vxr_box_enter(ray->origin, ray->dir, a->lo, a->hi, pad, best_t);
-        float tb = vxr_box_enter(ray->origin, ray->dir, b->lo, b->hi, pad, best_t);
+        float ta = vxr_box_enter(ray->origin, ray->dir, a->lo, a->hi, pad, best.t);
+        float tb = vxr_box_enter(ray->origin, ray->dir, b->lo, b->hi, pad, best.t);
         uint32_t ia = nd->first, ib = nd->first + 1;
         if (ta < tb) { /* push the farther first so the nearer pops first */
             float x = ta;
@@ -345,7 +348,7 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
         if (ta < INFINITY) stack[sp++] = ia;
         if (tb < INFINITY) stack[sp++] = ib;
     }
-    if (best_i != UINT32_MAX) fill_pick(p, ray, best_i, &best, dest);
+    if (best.i != UINT32_MAX) fill_pick(p, ray, best.i, &best.hit, dest);
     return VXR_OK;
 }
 
@@ -366,11 +369,8 @@ vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count,
 vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t grid,
                              vxr_pick *dest) {
     uint32_t level;
-    memset(dest, 0, sizeof *dest);
-    if (!grid_level(grid, &level)) return VXR_ERROR_ARGUMENT;
-    float best_t = INFINITY;
-    uint32_t best_i = UINT32_MAX;
-    cell_hit best;
+    best_hit best;
+    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
     const float pad = vxr_bvh_grid_pad(&p->bvh, 1u << level);
     for (uint32_t j = 0; j < p->n_visible; j++) {
         uint32_t i = p->visible[j];
@@ -387,10 +387,10 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
         if (dd > 0 && oo - od * od / dd > r * r * SPHERE_SLACK_REL + SPHERE_SLACK_ABS) continue;
         float lo[3], hi[3];
         vxr_bvh_instance_box(&p->records[i], lo, hi);
-        if (vxr_box_enter(ray->origin, ray->dir, lo, hi, pad, best_t) == INFINITY) continue;
-        trace_instance(p, i, ray, level, &best_t, &best_i, &best);
+        if (vxr_box_enter(ray->origin, ray->dir, lo, hi, pad, best.t) == INFINITY) continue;
+        trace_instance(p, i, ray, level, &best);
     }
-    if (best_i != UINT32_MAX) fill_pick(p, ray, best_i, &best, dest);
+    if (best.i != UINT32_MAX) fill_pick(p, ray, best.i, &best.hit, dest);
     return VXR_OK;
 }
 

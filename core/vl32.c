@@ -7,16 +7,6 @@
 
 enum { RECORD = 16 };
 
-static uint32_t be32(const uint8_t *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* ARGB as stored -> RGBA8 with red in the low byte. */
 static uint32_t argb_to_rgba(uint32_t argb) {
@@ -63,7 +53,7 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
     int paletted = 1;
     for (size_t i = 0; r == VXR_OK && i < n; i++) {
         const uint8_t *p = data + i * RECORD;
-        uint32_t argb = be32(p + 12);
+        uint32_t argb = vxr_get_be32(p + 12);
         if ((argb >> 24) == 0) continue;
         uint32_t c = argb_to_rgba(argb);
         if (paletted) {
@@ -79,7 +69,7 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
             }
         }
         m->voxels[m->count++] =
-            (vxr_voxel){(int32_t)be32(p), (int32_t)be32(p + 4), (int32_t)be32(p + 8), c};
+            (vxr_voxel){(int32_t)vxr_get_be32(p), (int32_t)vxr_get_be32(p + 4), (int32_t)vxr_get_be32(p + 8), c};
     }
     free(map);
     if (r != VXR_OK) {
@@ -116,10 +106,10 @@ static void export_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t a
             w += e->R[3 * i + k] * v[k];
             if (e->R[3 * i + k] < 0) w -= 1;
         }
-        put_be32(p + 4 * i, (uint32_t)(int32_t)w);
+        vxr_put_be32(p + 4 * i, (uint32_t)(int32_t)w);
     }
     uint32_t c = e->scene->attr_size == 1 ? e->scene->palette[attr] : attr;
-    put_be32(p + 12, (c & 0xff000000u) | (c & 255) << 16 | (c & 0xff00) | ((c >> 16) & 255));
+    vxr_put_be32(p + 12, (c & 0xff000000u) | (c & 255) << 16 | (c & 0xff00) | ((c >> 16) & 255));
 }
 
 static int integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]) {

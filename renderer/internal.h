@@ -57,7 +57,8 @@
     X(vkCmdPipelineBarrier)                                                                        \
     X(vkCmdCopyBuffer)                                                                             \
     X(vkCmdUpdateBuffer)                                                                           \
-    X(vkCmdCopyImageToBuffer)
+    X(vkCmdCopyImageToBuffer)                                                                      \
+    X(vkCmdBlitImage)
 
 #define VXR_VK_FIELD(name) PFN_##name name;
 typedef struct vxr_vk {
@@ -172,6 +173,11 @@ vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode 
  * context by vxr_pipelines_destroy. */
 vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err);
 void vxr_pipelines_destroy(vxr_context *c);
+/* A descriptor pool for one set of layout `set` (VXR_SET_*) with the given
+ * sizes, and the set; the pool is the caller's to destroy. */
+vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSize *sizes,
+                          uint32_t n, VkDescriptorPool *pool, VkDescriptorSet *dest,
+                          vxr_error *err);
 /* Destroys the pipelines a renderer made. */
 void vxr_renderer_pipelines_destroy(vxr_renderer *r);
 

@@ -45,6 +45,24 @@ fail:
     return res;
 }
 
+vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSize *sizes,
+                          uint32_t n, VkDescriptorPool *pool, VkDescriptorSet *dest,
+                          vxr_error *err) {
+    vxr_result res = VXR_OK;
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = 1,
+                                     .poolSizeCount = n,
+                                     .pPoolSizes = sizes};
+    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, NULL, pool));
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = *pool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &c->set_layout[set]};
+    VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, dest));
+fail:
+    return res;
+}
+
 void vxr_pipelines_destroy(vxr_context *c) {
     if (c->module) c->vk.vkDestroyShaderModule(c->device, c->module, NULL);
     if (c->pipeline_layout) c->vk.vkDestroyPipelineLayout(c->device, c->pipeline_layout, NULL);

@@ -40,45 +40,36 @@ fail:
 
 static vxr_result create_set(vxr_target *t, vxr_error *err) {
     vxr_context *c = t->ctx;
-    vxr_result res = VXR_OK;
     VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}};
-    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                     .maxSets = 1,
-                                     .poolSizeCount = 2,
-                                     .pPoolSizes = ps};
-    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, NULL, &t->pool));
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = t->pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &c->set_layout[VXR_SET_TARGET]};
-    VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, &t->set));
+    vxr_result res = vxr_set_create(c, VXR_SET_TARGET, ps, 2, &t->pool, &t->set, err);
+    if (res != VXR_OK) return res;
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
     /* a frame's shader never reads rays: its picks stand in */
     VkDescriptorBufferInfo bi[2] = {
         {t->picks.buffer, 0, VK_WHOLE_SIZE},
         {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[3] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = t->set,
-                                  .dstBinding = VXR_BIND_IMAGE,
-                                  .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-                                  .pImageInfo = &ii},
-                                 {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = t->set,
-                                  .dstBinding = VXR_BIND_PICKS,
-                                  .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[0]},
-                                 {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = t->set,
-                                  .dstBinding = VXR_BIND_RAYS,
-                                  .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[1]}};
-    c->vk.vkUpdateDescriptorSets(c->device, 3, w, 0, NULL);
-fail:
-    return res;
+    VkWriteDescriptorSet w[VXR_TARGET_BINDINGS] = {
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+         .dstSet = t->set,
+         .dstBinding = VXR_BIND_IMAGE,
+         .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+         .pImageInfo = &ii},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+         .dstSet = t->set,
+         .dstBinding = VXR_BIND_PICKS,
+         .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         .pBufferInfo = &bi[0]},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+         .dstSet = t->set,
+         .dstBinding = VXR_BIND_RAYS,
+         .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         .pBufferInfo = &bi[1]}};
+    c->vk.vkUpdateDescriptorSets(c->device, VXR_TARGET_BINDINGS, w, 0, NULL);
+    return VXR_OK;
 }
 
 /* A target of w x h pixels with `records` pick records (0: none) and, for
@@ -137,12 +128,11 @@ vxr_result vxr_rays_create(vxr_context *c, uint32_t capacity, vxr_rays **dest, v
     vxr_rays *q = calloc(1, sizeof *q);
     if (!q) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     vxr_result res = make_target(c, 1, 1, capacity, capacity, false, &q->t, err);
-    if (res != VXR_OK) {
+    if (res == VXR_OK)
+        *dest = q;
+    else
         free(q);
-        return res;
-    }
-    *dest = q;
-    return VXR_OK;
+    return res;
 }
 
 void vxr_rays_destroy(vxr_rays *q) {

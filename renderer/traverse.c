@@ -19,27 +19,38 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode 
     return vxr_renderer_pipeline(r, level, mode, pipeline, err);
 }
 
+/* A layout change of a colour image (and, when mb is not NULL, a memory
+ * barrier), from work at src_stage with src access to work at dst_stage
+ * with dst access. */
+static void image_barrier(vxr_context *c, VkCommandBuffer cmd, VkImage image,
+                          VkPipelineStageFlags src_stage, VkAccessFlags src,
+                          VkPipelineStageFlags dst_stage, VkAccessFlags dst, VkImageLayout from,
+                          VkImageLayout to, const VkMemoryBarrier *mb) {
+    VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                               .srcAccessMask = src,
+                               .dstAccessMask = dst,
+                               .oldLayout = from,
+                               .newLayout = to,
+                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .image = image,
+                               .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    c->vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, mb ? 1 : 0, mb, 0, NULL, 1, &ib);
+}
+
 /* Binds and dispatches over w x h invocations, the image made writable
  * first (its old contents dropped; earlier reads of it finish first). */
 static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
                      uint32_t w, uint32_t h, VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
-    VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                               .srcAccessMask = 0,
-                               .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                               .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                               .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .image = t->image,
-                               .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
     /* and the pick records: earlier shader writes land before these */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT};
-    c->vk.vkCmdPipelineBarrier(
-        cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 1, &ib);
+    image_barrier(c, cmd, t->image,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, &mb);
     c->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     VkDescriptorSet sets[2];
     sets[VXR_SET_SCENE] = r->set;
@@ -83,29 +94,20 @@ vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera 
     p.aspect = cam->aspect;
     dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
 
-    VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-                               .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-                               .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .image = t->image,
-                               .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-    if (t->readback.buffer) ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+    const VkImageLayout copied = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    image_barrier(c, cmd, t->image, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL,
+                  t->readback.buffer ? copied : VK_IMAGE_LAYOUT_GENERAL, NULL);
     if (t->readback.buffer) {
         VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                     .imageExtent = {t->width, t->height, 1}};
         c->vk.vkCmdCopyImageToBuffer(cmd, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                      t->readback.buffer, 1, &region);
         /* back to GENERAL, still readable by later transfers */
-        ib.srcAccessMask = 0;
-        ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-        ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-        c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                   VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+        image_barrier(c, cmd, t->image, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, copied,
+                      VK_IMAGE_LAYOUT_GENERAL, NULL);
         VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -114,6 +116,26 @@ vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera 
     }
     if (t->has_picks) picks_to_host(c, cmd);
     return VXR_OK;
+}
+
+void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCommandBuffer cmd) {
+    vxr_context *c = t->ctx;
+    const VkPipelineStageFlags transfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    const VkImageLayout from = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    image_barrier(c, cmd, dst, transfer, 0, transfer, VK_ACCESS_TRANSFER_WRITE_BIT, dst_layout,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, NULL);
+    /* the render made its writes available to transfers; GENERAL again after */
+    image_barrier(c, cmd, t->image, transfer, 0, transfer, VK_ACCESS_TRANSFER_READ_BIT,
+                  VK_IMAGE_LAYOUT_GENERAL, from, NULL);
+    int32_t w = (int32_t)t->width, h = (int32_t)t->height;
+    VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                        .srcOffsets = {{0, 0, 0}, {w, h, 1}},
+                        .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                        .dstOffsets = {{0, 0, 0}, {w, h, 1}}};
+    c->vk.vkCmdBlitImage(cmd, t->image, from, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
+                         VK_FILTER_NEAREST);
+    image_barrier(c, cmd, t->image, transfer, 0, transfer, VK_ACCESS_TRANSFER_READ_BIT, from,
+                  VK_IMAGE_LAYOUT_GENERAL, NULL);
 }
 
 /* Rays go in rows of this many invocations (a multiple of the workgroup

@@ -93,18 +93,9 @@ static uint32_t section_of(uint32_t b) {
 
 static vxr_result create_set(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
-    vxr_result res = VXR_OK;
     VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VXR_SCENE_BINDINGS};
-    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                     .maxSets = 1,
-                                     .poolSizeCount = 1,
-                                     .pPoolSizes = &ps};
-    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, NULL, &r->pool));
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = r->pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &c->set_layout[VXR_SET_SCENE]};
-    VXR_VK_TRY(c, err, c->vk.vkAllocateDescriptorSets(c->device, &ai, &r->set));
+    vxr_result res = vxr_set_create(c, VXR_SET_SCENE, &ps, 1, &r->pool, &r->set, err);
+    if (res != VXR_OK) return res;
     VkWriteDescriptorSet w[VXR_SCENE_BINDINGS];
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
         if (!r->buf[b].buffer) continue;

@@ -6,27 +6,10 @@
 #include <dirent.h>
 #include <math.h>
 #include <unistd.h>
-#include "vxr/formats.h"
+#include "internal.h" /* core/: the byte order helpers */
 #include "vxr_test.h"
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
-static uint32_t be32(const uint8_t *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
+VXR_TEST_RNG(0x2545f4914f6cdd1dull)
 
 static void put_le32(uint8_t *p, uint32_t v) {
     for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
@@ -147,10 +130,10 @@ static void test_vl32_read_debug(void) {
         for (size_t r = 0; r < sizeof records / sizeof records[0]; r++) {
             const uint8_t *p = raw + 16 * records[r];
             const vxr_voxel *v = &src.models[0].voxels[records[r]];
-            uint32_t argb = be32(p + 12);
-            CHECK_EQ_INT(v->x, (int32_t)be32(p));
-            CHECK_EQ_INT(v->y, (int32_t)be32(p + 4));
-            CHECK_EQ_INT(v->z, (int32_t)be32(p + 8));
+            uint32_t argb = vxr_get_be32(p + 12);
+            CHECK_EQ_INT(v->x, (int32_t)vxr_get_be32(p));
+            CHECK_EQ_INT(v->y, (int32_t)vxr_get_be32(p + 4));
+            CHECK_EQ_INT(v->z, (int32_t)vxr_get_be32(p + 8));
             CHECK_EQ_INT(src.palette[v->color], vxr_rgba(argb >> 16, argb >> 8, argb, argb >> 24));
         }
     }
@@ -229,10 +212,10 @@ static void test_vl32_round_trip(void) {
 static uint8_t *vl32_records(size_t n, uint32_t (*argb_of)(size_t)) {
     uint8_t *d = malloc(16 * n);
     for (size_t i = 0; i < n; i++) {
-        put_be32(d + 16 * i, (uint32_t)(int32_t)(i % 17) - 8);
-        put_be32(d + 16 * i + 4, (uint32_t)(i / 17));
-        put_be32(d + 16 * i + 8, (uint32_t) - (int32_t)(i % 3));
-        put_be32(d + 16 * i + 12, argb_of(i));
+        vxr_put_be32(d + 16 * i, (uint32_t)(int32_t)(i % 17) - 8);
+        vxr_put_be32(d + 16 * i + 4, (uint32_t)(i / 17));
+        vxr_put_be32(d + 16 * i + 8, (uint32_t) - (int32_t)(i % 3));
+        vxr_put_be32(d + 16 * i + 12, argb_of(i));
     }
     return d;
 }
@@ -257,9 +240,10 @@ static void check_colours(size_t n, uint32_t (*argb_of)(size_t), uint32_t attr_s
     size_t solid = 0, bad = 0;
     for (size_t i = 0; s && i < n; i++) {
         const uint8_t *p = d + 16 * i;
-        uint32_t argb = be32(p + 12), a = 0;
-        bool found = vxr_octree_lookup(&s->models[0], (int32_t)be32(p), (int32_t)be32(p + 4),
-                                       (int32_t)be32(p + 8), &a);
+        uint32_t argb = vxr_get_be32(p + 12), a = 0;
+        bool found =
+            vxr_octree_lookup(&s->models[0], (int32_t)vxr_get_be32(p), (int32_t)vxr_get_be32(p + 4),
+                              (int32_t)vxr_get_be32(p + 8), &a);
         if (!(argb >> 24)) {
             bad += found;
             continue;
@@ -306,7 +290,7 @@ static void test_vl32_hostile(void) {
     vxr_scene_destroy(s);
     vxr_scene_src_free(&src);
     /* Coordinates beyond the octree limit load, and the build says why. */
-    put_be32(raw + 16 * 5, 0x7fffffffu);
+    vxr_put_be32(raw + 16 * 5, 0x7fffffffu);
     vxr_error err = {{0}};
     CHECK(vxr_load_vl32(raw, size, &src, NULL) == VXR_OK);
     CHECK(vxr_scene_build(&src, &s, &err) == VXR_ERROR_LIMIT);
@@ -583,11 +567,7 @@ static void test_vxo_targeted(void) {
     const float nan = NAN;
     uint32_t nan_bits;
     memcpy(&nan_bits, &nan, 4);
-    const struct {
-        size_t at;
-        uint32_t v;
-        const char *what;
-    } cases[] = {
+    const vxr_test_patch cases[] = {
         {4, 2, "version 2"},
         {8, 3, "attribute size 3"},
         {12, 0xffffffffu, "huge model count"},
@@ -629,7 +609,7 @@ static void test_vxo_targeted(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t *copy = malloc(size);
         memcpy(copy, data, size);
-        put_le32(copy + cases[i].at, cases[i].v);
+        put_le32(copy + cases[i].at, (uint32_t)cases[i].word);
         CHECK(vxo_rejects(copy, size, cases[i].what));
         free(copy);
     }
@@ -680,11 +660,6 @@ static void test_vxo_empty_model(void) {
     free(data);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {
-        TEST(test_vl32_read_debug),       TEST(test_vl32_round_trip), TEST(test_vl32_colours),
-        TEST(test_vl32_hostile),          TEST(test_vxo_round_trip),  TEST(test_vxo_truncated),
-        TEST(test_vxo_random_corruption), TEST(test_vxo_targeted),    TEST(test_vxo_empty_model),
-    };
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_vl32_read_debug), TEST(test_vl32_round_trip), TEST(test_vl32_colours),
+              TEST(test_vl32_hostile), TEST(test_vxo_round_trip), TEST(test_vxo_truncated),
+              TEST(test_vxo_random_corruption), TEST(test_vxo_targeted), TEST(test_vxo_empty_model))

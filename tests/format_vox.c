@@ -770,11 +770,7 @@ static void test_lying_chunk_sizes(void) {
     buf f = vox_file(&c);
     /* Offsets: 8 MAIN, 12 its content size, 16 its children size, 20 SIZE,
      * 24 SIZE's content size, 28 its children size. */
-    const struct {
-        size_t at;
-        int32_t v;
-        const char *what;
-    } lies[] = {
+    const vxr_test_patch lies[] = {
         {12, 1000, "MAIN content past the end"},
         {12, -1, "MAIN content negative"},
         {16, 1000, "MAIN children past the end"},
@@ -792,7 +788,7 @@ static void test_lying_chunk_sizes(void) {
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         buf g = {malloc(f.n), f.n, f.n};
         memcpy(g.p, f.p, f.n);
-        set_i32(&g, lies[i].at, lies[i].v);
+        set_i32(&g, lies[i].at, (int32_t)lies[i].word);
         CHECK(rejects_buf(&g, lies[i].what));
         free(g.p);
     }
@@ -1044,26 +1040,11 @@ static void test_message_is_one_line(void) {
     free(c.p);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {
-        TEST(test_manifest_test_data),
-        TEST(test_manifest_shared_data),
-        TEST(test_default_palette),
-        TEST(test_rgba_shift),
-        TEST(test_placement_rule),
-        TEST(test_placement_composes),
-        TEST(test_hidden_node_and_layer),
-        TEST(test_model_instanced_twice_stored_once),
-        TEST(test_unknown_chunks_skipped),
-        TEST(test_v200_frames),
-        TEST(test_empty_scenes),
-        TEST(test_truncated_real_file),
-        TEST(test_truncated_scene_graph),
-        TEST(test_lying_chunk_sizes),
-        TEST(test_bad_models),
-        TEST(test_hostile_scene_graphs),
-        TEST(test_bad_rotation),
-        TEST(test_message_is_one_line),
-    };
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_manifest_test_data), TEST(test_manifest_shared_data),
+              TEST(test_default_palette), TEST(test_rgba_shift), TEST(test_placement_rule),
+              TEST(test_placement_composes), TEST(test_hidden_node_and_layer),
+              TEST(test_model_instanced_twice_stored_once), TEST(test_unknown_chunks_skipped),
+              TEST(test_v200_frames), TEST(test_empty_scenes), TEST(test_truncated_real_file),
+              TEST(test_truncated_scene_graph), TEST(test_lying_chunk_sizes), TEST(test_bad_models),
+              TEST(test_hostile_scene_graphs), TEST(test_bad_rotation),
+              TEST(test_message_is_one_line))

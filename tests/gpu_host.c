@@ -180,7 +180,4 @@ static void test_host_incomplete(void) {
     CHECK(ctx == NULL && err.message[0]);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {TEST(test_host_device), TEST(test_host_incomplete)};
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_host_device), TEST(test_host_incomplete))

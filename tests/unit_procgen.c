@@ -17,6 +17,15 @@ static void bounds(const vxr_model_src *m, int32_t lo[3], int32_t hi[3]) {
 }
 
 /* Generates spec and checks what every scene must satisfy. */
+static int generate(const char *spec, vxr_scene_src *s);
+
+/* generate of "kind:value". */
+static int generate_n(const char *kind, long value, vxr_scene_src *s) {
+    char spec[32];
+    snprintf(spec, sizeof spec, "%s:%ld", kind, value);
+    return generate(spec, s);
+}
+
 static int generate(const char *spec, vxr_scene_src *s) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_generate(spec, s, &err);
@@ -82,10 +91,8 @@ static void menger_counts(void) {
     int32_t side = 1;
     size_t expect = 1;
     for (int level = 0; level <= 4; level++, side *= 3, expect *= 20) {
-        char spec[16];
-        snprintf(spec, sizeof spec, "menger:%d", level);
         vxr_scene_src s;
-        if (!generate(spec, &s)) continue;
+        if (!generate_n("menger", level, &s)) continue;
         CHECK_EQ_INT(s.model_count, 1);
         CHECK_EQ_INT(s.instance_count, 1);
         CHECK_EQ_INT(s.models[0].count, expect);
@@ -114,10 +121,8 @@ static void terrain_columns(void) {
     static const int32_t sizes[] = {1, 2, 7, 64, 256};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         int32_t n = sizes[i];
-        char spec[32];
-        snprintf(spec, sizeof spec, "terrain:%d", n);
         vxr_scene_src s;
-        if (!generate(spec, &s)) continue;
+        if (!generate_n("terrain", n, &s)) continue;
         CHECK_EQ_INT(s.model_count, 1);
         CHECK_EQ_INT(s.instance_count, 1);
         CHECK(isinf(s.instances[0].view_distance));
@@ -254,10 +259,5 @@ static void bad_specs(void) {
     CHECK_EQ_INT(vxr_scene_generate("demo", NULL, &err), VXR_ERROR_ARGUMENT);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {
-        TEST(generates_every_kind), TEST(deterministic), TEST(menger_counts), TEST(terrain_columns),
-        TEST(world_objects),        TEST(demo_contents), TEST(bad_specs),
-    };
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(generates_every_kind), TEST(deterministic), TEST(menger_counts),
+              TEST(terrain_columns), TEST(world_objects), TEST(demo_contents), TEST(bad_specs))

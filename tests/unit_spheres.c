@@ -405,9 +405,5 @@ static void test_scene_culling(void) {
     vxr_scene_destroy(s);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {TEST(test_random_sets), TEST(test_edit_sequences),
-                                          TEST(test_memory),      TEST(test_bad_input),
-                                          TEST(test_extremes),    TEST(test_scene_culling)};
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_random_sets), TEST(test_edit_sequences), TEST(test_memory),
+              TEST(test_bad_input), TEST(test_extremes), TEST(test_scene_culling))

@@ -6,13 +6,7 @@
 #include "vxr/formats.h"
 #include "vxr_test.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
+VXR_TEST_RNG(0x9e3779b97f4a7c15ull)
 static int32_t rnd_range(int32_t lo, int32_t hi) {
     return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
 }
@@ -355,18 +349,8 @@ static void test_real_files_bulk_equals_incremental(void) {
     }
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {
-        TEST(test_ileave3_seed_facts),
-        TEST(test_abs_svo_4cube),
-        TEST(test_random_lists_bulk_equals_incremental),
-        TEST(test_extremes),
-        TEST(test_growth_keeps_every_voxel),
-        TEST(test_trimming),
-        TEST(test_validate_rejects_corruption),
-        TEST(test_layout_offsets),
-        TEST(test_blob_fields),
-        TEST(test_real_files_bulk_equals_incremental),
-    };
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_ileave3_seed_facts), TEST(test_abs_svo_4cube),
+              TEST(test_random_lists_bulk_equals_incremental), TEST(test_extremes),
+              TEST(test_growth_keeps_every_voxel), TEST(test_trimming),
+              TEST(test_validate_rejects_corruption), TEST(test_layout_offsets),
+              TEST(test_blob_fields), TEST(test_real_files_bulk_equals_incremental))

@@ -89,12 +89,19 @@ static bool pick_pixel(const vxr_scene *s, const vxr_camera *cam, uint32_t i, ui
     return hit;
 }
 
-static void test_frame_pick(void) {
+/* @demo, and the camera the tests look at it with. */
+static vxr_scene *demo(vxr_camera *c) {
     vxr_scene *s = NULL;
     CHECK(vxr_scene_load("@demo", &s, NULL) == VXR_OK);
+    *c = (vxr_camera){.eye = {130, -160, 115}, .target = {0, 0, 15}, .width = 64, .height = 48};
+    CHECK(vxr_camera_setup(c) == VXR_OK);
+    return s;
+}
+
+static void test_frame_pick(void) {
+    vxr_camera c;
+    vxr_scene *s = demo(&c);
     if (!s) return;
-    vxr_camera c = {.eye = {130, -160, 115}, .target = {0, 0, 15}, .width = 64, .height = 48};
-    CHECK(vxr_camera_setup(&c) == VXR_OK);
     vxr_pick p;
     vxr_ray ray;
     CHECK(pick_pixel(s, &c, 32, 24, &p, &ray));
@@ -126,11 +133,9 @@ static void project(const float m[16], const float p[3], float ndc[2]) {
 }
 
 static void test_overlay(void) {
-    vxr_scene *s = NULL;
-    CHECK(vxr_scene_load("@demo", &s, NULL) == VXR_OK);
+    vxr_camera c;
+    vxr_scene *s = demo(&c);
     if (!s) return;
-    vxr_camera c = {.eye = {130, -160, 115}, .target = {0, 0, 15}, .width = 64, .height = 48};
-    CHECK(vxr_camera_setup(&c) == VXR_OK);
     float m[16];
     view_proj(&c, m);
     int checked = 0;
@@ -179,8 +184,5 @@ static void test_overlay(void) {
     vxr_scene_destroy(s);
 }
 
-int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {TEST(test_orbit_and_look), TEST(test_pan_zoom_fly),
-                                          TEST(test_frame_pick), TEST(test_overlay)};
-    return RUN_TESTS(tests);
-}
+VXR_TEST_MAIN(TEST(test_orbit_and_look), TEST(test_pan_zoom_fly), TEST(test_frame_pick),
+              TEST(test_overlay))

@@ -81,5 +81,29 @@ static inline int vxr_test_run(const vxr_test_case *tests, int count, int argc, 
 #define TEST(name)                                                                                 \
     { #name, name }
 #define RUN_TESTS(list) vxr_test_run(list, (int)(sizeof(list) / sizeof(list[0])), argc, argv)
+/* main() running the tests listed (TEST(a), TEST(b), ...). */
+#define VXR_TEST_MAIN(...)                                                                         \
+    int main(int argc, char **argv) {                                                              \
+        static const vxr_test_case tests_[] = {__VA_ARGS__};                                       \
+        return RUN_TESTS(tests_);                                                                  \
+    }
+
+/* Defines rnd(): a xorshift64 stream from seed, 32 bits a call. */
+#define VXR_TEST_RNG(seed)                                                                         \
+    static uint64_t rng_state = (seed);                                                            \
+    static uint32_t rnd(void) {                                                                    \
+        rng_state ^= rng_state << 13;                                                              \
+        rng_state ^= rng_state >> 7;                                                               \
+        rng_state ^= rng_state << 17;                                                              \
+        return (uint32_t)(rng_state >> 16);                                                        \
+    }
+
+/* A 32-bit word written at byte `at` of a file: a corruption that a loader
+ * must reject, saying `what`. */
+typedef struct vxr_test_patch {
+    size_t at;
+    int64_t word; /* the file's int32 or uint32 */
+    const char *what;
+} vxr_test_patch;
 
 #endif

@@ -20,20 +20,15 @@ static int cmp_double(const void *a, const void *b) {
 
 int cmd_bench_render(int argc, char **argv) {
     cli_view_args a;
-    cli_view_args_init(&a, DEFAULT_WIDTH, DEFAULT_HEIGHT);
-    for (int i = 0; i < argc; i++) {
-        int took = cli_view_arg(&a, "bench render", argc, argv, &i);
-        if (took < 0) return EXIT_USAGE;
-        if (!took) return cli_usage("bench render: unknown or incomplete option '%s'", argv[i]);
-    }
-    if (!cli_view_args_done(&a, "bench render")) return EXIT_USAGE;
+    if (!cli_view_args_parse(&a, "bench render", argc, argv, DEFAULT_WIDTH, DEFAULT_HEIGHT))
+        return EXIT_USAGE;
     if (a.out || a.hits) return cli_usage("bench render: --out and --hits belong to render");
+    vxr_error err = {{0}};
+    vxr_result r = VXR_OK;
     vxr_scene *scene;
     cli_gpu gpu;
     int status = cli_view_open("bench render", &a, 0, &scene, &gpu);
     if (status != EXIT_OK) return status;
-    vxr_error err = {{0}};
-    vxr_result r;
     if (gpu.info.timestamp_bits == 0) {
         fprintf(stderr, "vxr: bench render: %s has no timestamps on its compute queue\n",
                 gpu.info.device_name);

@@ -8,11 +8,6 @@
 #include "sphere_sets.h"
 #include "vxr/spheres.h"
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct bench_buf {
     uint32_t *ids;
     size_t n;
@@ -36,7 +31,7 @@ static void verify(const vxr_spheres *t, const float *s, const unsigned char *li
         for (size_t i = 0; i < n; i++)
             if (live[i] && vxr_sphere_contains(s + 4 * i, s[4 * i + 3], pts + 3 * j))
                 b[nb++] = (uint32_t)i;
-        qsort(a, tb.n, sizeof *a, cmp_u32);
+        qsort(a, tb.n, sizeof *a, cli_cmp_u32);
         size_t x = 0, y = 0;
         while (x < tb.n || y < nb) {
             if (y == nb || (x < tb.n && a[x] < b[y])) {

@@ -41,13 +41,8 @@ static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera
 
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
-    cli_view_args_init(&a, DEFAULT_WIDTH, DEFAULT_HEIGHT);
-    for (int i = 0; i < argc; i++) {
-        int took = cli_view_arg(&a, "render", argc, argv, &i);
-        if (took < 0) return EXIT_USAGE;
-        if (!took) return cli_usage("render: unknown or incomplete option '%s'", argv[i]);
-    }
-    if (!cli_view_args_done(&a, "render")) return EXIT_USAGE;
+    if (!cli_view_args_parse(&a, "render", argc, argv, DEFAULT_WIDTH, DEFAULT_HEIGHT))
+        return EXIT_USAGE;
     if (!a.have_eye) return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
     vxr_scene *scene;

@@ -7,11 +7,6 @@
 #include "commands.h"
 #include "vxr/spheres.h"
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct printer {
     uint32_t *ids;
     size_t n;
@@ -19,7 +14,7 @@ typedef struct printer {
 } printer;
 
 static void print_ids(printer *p, bool json) {
-    qsort(p->ids, p->n, sizeof *p->ids, cmp_u32);
+    qsort(p->ids, p->n, sizeof *p->ids, cli_cmp_u32);
     fputs(json ? "{\"ids\":[" : "", stdout);
     for (size_t i = 0; i < p->n; i++) printf(i ? (json ? ",%u" : " %u") : "%u", p->ids[i]);
     fputs(json ? "]}\n" : "\n", stdout);

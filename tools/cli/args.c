@@ -137,6 +137,17 @@ bool cli_view_args_done(cli_view_args *a, const char *cmd) {
     return true;
 }
 
+bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **argv, uint32_t width,
+                         uint32_t height) {
+    cli_view_args_init(a, width, height);
+    for (int i = 0; i < argc; i++) {
+        int took = cli_view_arg(a, cmd, argc, argv, &i);
+        if (took < 0) return false;
+        if (!took) return cli_usage("%s: unknown or incomplete option '%s'", cmd, argv[i]), false;
+    }
+    return cli_view_args_done(a, cmd);
+}
+
 void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam) {
     vxr_camera_orbit(scene, 6.2831853f * (float)view / (float)CLI_ORBIT_VIEWS + 0.3f,
                      0.35f + 0.25f * (float)(view % 3), 0.9f, cam);

@@ -63,6 +63,9 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
 /* Checks what the options need together (a SCENE; --eye with --target);
  * false after a usage message. */
 bool cli_view_args_done(cli_view_args *a, const char *cmd);
+/* init, every argument through cli_view_arg (no others allowed), done. */
+bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **argv, uint32_t width,
+                         uint32_t height);
 
 /* Orbit camera `view` (0..CLI_ORBIT_VIEWS - 1) around the scene's bounds:
  * the cameras of bench pick and pickcheck --view, view 0 the default of
@@ -77,6 +80,8 @@ void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
 void cli_print_json_string(FILE *out, const char *s);
 /* Prints one pick record as a JSON line (DESIGN.md §5). */
 void cli_print_pick(FILE *out, const vxr_pick *p);
+/* qsort's comparison of uint32_t values, ascending. */
+int cli_cmp_u32(const void *a, const void *b);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 /* True when progress should be printed (stderr is a terminal, not --json). */

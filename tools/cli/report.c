@@ -54,6 +54,11 @@ void cli_print_pick(FILE *out, const vxr_pick *p) {
             p->color & 255, (p->color >> 8) & 255, (p->color >> 16) & 255, p->color >> 24);
 }
 
+int cli_cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 double cli_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

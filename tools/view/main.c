@@ -311,7 +311,7 @@ static int frame(app *a, uint64_t index, bool *shown) {
     view_overlay(&a->pick, a->pick.hit ? &a->scene->instances[a->pick.instance].transform : NULL,
                  &a->cam, a->fly, f->vertex_map, &tri, &line);
     view_proj(&a->cam, m);
-    view_vk_record_present(v, f, image, vxr_target_image(t), m, tri, line);
+    view_vk_record_present(v, f, image, t, m, tri, line);
     if (v->queries) {
         vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, v->queries, q + 1);
         f->timed = true;

@@ -56,13 +56,12 @@ vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error
 /* (Re)creates the swapchain for a framebuffer of width x height (> 0),
  * after waiting for the device to go idle. */
 vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_error *err);
-/* Records the blit of image src (a rendered vxr_target: GENERAL, the
- * swapchain's size) into swapchain image i and the overlay over it:
- * triangles then lines from the frame's vertices [0, tri) and
- * [tri, tri + line), with view_proj (column-major). Leaves the swapchain
- * image ready to present and src in TRANSFER_SRC_OPTIMAL (the next render
- * discards its contents anyway). */
-void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
+/* Records the copy of target src (rendered, the swapchain's size) into
+ * swapchain image i (vxr_target_blit) and the overlay over it: triangles
+ * then lines from the frame's vertices [0, tri) and [tri, tri + line),
+ * with view_proj (column-major). Leaves the swapchain image ready to
+ * present. */
+void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, vxr_target *src,
                             const float view_proj[16], uint32_t tri, uint32_t line);
 /* Waits for the device and releases everything (a zeroed v is fine);
  * returns the number of validation messages seen (any during the

@@ -13,6 +13,11 @@
 #include <string.h>
 #include "view.h"
 
+/* The overlay shader's push constants: its view_proj matrix. */
+#define VIEW_PROJ_BYTES (16 * sizeof(float))
+/* Bounds on what the surface lists; more is never seen, the rest ignored. */
+enum { MAX_FORMATS = 64, MAX_PRESENT_MODES = 16 };
+
 static const uint32_t overlay_vert_spv[] =
 #include "overlay.vert.inc"
     ;
@@ -47,7 +52,7 @@ static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
     si.codeSize = sizeof overlay_frag_spv;
     si.pCode = overlay_frag_spv;
     VkResult vr = vkCreateShaderModule(v->device, &si, NULL, &fs);
-    VkPushConstantRange pr = {VK_SHADER_STAGE_VERTEX_BIT, 0, 64};
+    VkPushConstantRange pr = {VK_SHADER_STAGE_VERTEX_BIT, 0, VIEW_PROJ_BYTES};
     VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &pr};
@@ -87,15 +92,13 @@ static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
     VkPipelineMultisampleStateCreateInfo ms = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
         .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-    /* colour: alpha blending; the frame's alpha stays as it was */
+    /* colour: alpha blending (ops ADD, the zero value); the frame's alpha
+     * stays as it was (ZERO x overlay + ONE x frame) */
     VkPipelineColorBlendAttachmentState blend = {
         .blendEnable = VK_TRUE,
         .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
         .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .colorBlendOp = VK_BLEND_OP_ADD,
-        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
         .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-        .alphaBlendOp = VK_BLEND_OP_ADD,
         .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
                           VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT};
     VkPipelineColorBlendStateCreateInfo cb = {
@@ -132,8 +135,8 @@ static vxr_result create_pipelines(view_vk *v, vxr_error *err) {
 /* The swapchain format: 8-bit UNORM, so that the blit copies the
  * renderer's bytes unchanged (an sRGB format would encode them again). */
 static vxr_result choose_format(view_vk *v, VkSurfaceFormatKHR *dest, vxr_error *err) {
-    VkSurfaceFormatKHR formats[64];
-    uint32_t n = 64;
+    VkSurfaceFormatKHR formats[MAX_FORMATS];
+    uint32_t n = MAX_FORMATS;
     VkResult vr = vkGetPhysicalDeviceSurfaceFormatsKHR(v->physical, v->surface, &n, formats);
     if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
         return cli_vk_error(err, vr, "vkGetPhysicalDeviceSurfaceFormatsKHR");
@@ -156,12 +159,10 @@ static vxr_result choose_format(view_vk *v, VkSurfaceFormatKHR *dest, vxr_error 
 }
 
 static vxr_result create_pass(view_vk *v, vxr_error *err) {
+    /* load and store (the zero values of the ops): the overlay goes over the
+     * blitted frame; a colour format has no stencil to care about */
     VkAttachmentDescription att = {.format = v->format,
                                    .samples = VK_SAMPLE_COUNT_1_BIT,
-                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-                                   .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-                                   .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
                                    .initialLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                                    .finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR};
     VkAttachmentReference ref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
@@ -325,8 +326,8 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
     uint32_t count = caps.minImageCount + 1;
     if (caps.maxImageCount && count > caps.maxImageCount) count = caps.maxImageCount;
     /* FIFO (vsync) is always there; MAILBOX presents without waiting */
-    VkPresentModeKHR modes[16];
-    uint32_t nm = 16;
+    VkPresentModeKHR modes[MAX_PRESENT_MODES];
+    uint32_t nm = MAX_PRESENT_MODES;
     VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;
     if (vkGetPhysicalDeviceSurfacePresentModesKHR(v->physical, v->surface, &nm, modes) >= 0)
         for (uint32_t i = 0; i < nm; i++)
@@ -383,41 +384,13 @@ vxr_result view_vk_swapchain(view_vk *v, uint32_t width, uint32_t height, vxr_er
     return VXR_OK;
 }
 
-void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
+void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, vxr_target *src,
                             const float view_proj[16], uint32_t tri, uint32_t line) {
     VkCommandBuffer cmd = f->cmd;
-    /* The swapchain image: its old contents are not needed. The source:
-     * GENERAL after the render, whose barrier already made the shader's
-     * writes available to transfers; the next render starts from
-     * UNDEFINED, so it may stay in TRANSFER_SRC_OPTIMAL. */
-    VkImageMemoryBarrier ib[2] = {{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                   .srcAccessMask = 0,
-                                   .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                   .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                                   .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .image = v->images[i],
-                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}},
-                                  {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                   .srcAccessMask = 0,
-                                   .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-                                   .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-                                   .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .image = src,
-                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}}};
-    /* the acquire semaphore is waited at the transfer stage */
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
-                         NULL, 0, NULL, 2, ib);
+    /* the swapchain image's old contents are not needed; the acquire
+     * semaphore is waited at the transfer stage, where the blit starts */
+    vxr_target_blit(src, v->images[i], VK_IMAGE_LAYOUT_UNDEFINED, cmd);
     int32_t w = (int32_t)v->extent.width, h = (int32_t)v->extent.height;
-    VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                        .srcOffsets = {{0, 0, 0}, {w, h, 1}},
-                        .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                        .dstOffsets = {{0, 0, 0}, {w, h, 1}}};
-    vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, v->images[i],
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_NEAREST);
     VkRenderPassBeginInfo rb = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
                                 .renderPass = v->pass,
                                 .framebuffer = v->framebuffers[i],
@@ -430,7 +403,7 @@ void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, VkImage src,
         vkCmdSetViewport(cmd, 0, 1, &vp);
         vkCmdSetScissor(cmd, 0, 1, &sc);
         vkCmdBindVertexBuffers(cmd, 0, 1, &f->vertices, &offset);
-        vkCmdPushConstants(cmd, v->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 64, view_proj);
+        vkCmdPushConstants(cmd, v->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, VIEW_PROJ_BYTES, view_proj);
         if (tri) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, v->triangles);
             vkCmdDraw(cmd, tri, 1, 0, 0);

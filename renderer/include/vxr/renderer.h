@@ -191,6 +191,15 @@ void vxr_target_destroy(vxr_target *t);
  * in VK_IMAGE_LAYOUT_GENERAL after a render (shader writes made available
  * to transfer reads). */
 VkImage vxr_target_image(const vxr_target *t);
+/* Records a copy of the target's last frame (recorded before it into cmd
+ * or into a command buffer submitted earlier) into a host image dst of the
+ * target's size: dst goes from dst_layout (UNDEFINED drops its contents)
+ * to TRANSFER_DST_OPTIMAL, waiting for earlier work at the transfer stage
+ * (where a host waits on a swapchain's acquire semaphore), then a blit
+ * (nearest, unscaled, converting the format) writes it; dst is left in
+ * TRANSFER_DST_OPTIMAL with the writes done at the transfer stage. dst
+ * needs TRANSFER_DST usage and a format with BLIT_DST support. */
+void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCommandBuffer cmd);
 /* After the command buffer of the last render completed: width * height
  * RGBA8 pixels (red in the low byte), rows from the top; NULL without
  * readback. */

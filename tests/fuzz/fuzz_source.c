@@ -1,4 +1,6 @@
-/* libFuzzer target: MagicaVoxel .vox from memory, then the octree build. */
+/* libFuzzer target for a loader of voxel lists (FUZZ_LOADER: vxr_load_vox
+ * for fuzz_vox, vxr_load_vl32 for fuzz_vl32) from memory, then the octree
+ * build. */
 #include <stdlib.h>
 #include "vxr/formats.h"
 
@@ -7,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vxr_scene_src src;
     vxr_error err;
-    if (vxr_load_vox(data, size, &src, &err) != VXR_OK) {
+    if (FUZZ_LOADER(data, size, &src, &err) != VXR_OK) {
         /* A failed load leaves the source empty. */
         if (src.model_count || src.models || src.instance_count || src.instances) abort();
         return 0;
