@@ -486,6 +486,66 @@ static void test_instance_updates(void) {
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
 
+/* A ray that needs more loop iterations than lavapipe runs per shader
+ * invocation (65,535 in all, Mesa's LP_MAX_TGSI_LOOP_ITERATIONS): K hollow
+ * models one unit apart along x, the ray down their middle to a wall. On
+ * lavapipe the record must say VXR_PICK_INCOMPLETE (and expand to
+ * VXR_ERROR_LIMIT), never a wrong hit; elsewhere it equals the CPU pick. A
+ * short ray in a batch of its own is complete either way. */
+static void test_loop_limit(void) {
+    if (!gpu_ok) SKIP("no device");
+    enum { K = 20000, SIDE = 8 };
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    uint32_t hollow, wall;
+    CHECK(vxr_scene_src_add_model(&src, &hollow) == VXR_OK &&
+          vxr_scene_src_add_model(&src, &wall) == VXR_OK);
+    vxr_model_src_push(&src.models[hollow], 0, 0, 0, 1);
+    vxr_model_src_push(&src.models[hollow], SIDE - 1, SIDE - 1, SIDE - 1, 2);
+    for (int32_t y = 0; y < SIDE; y++)
+        for (int32_t z = 0; z < SIDE; z++) vxr_model_src_push(&src.models[wall], 0, y, z, 3);
+    for (uint32_t i = 0; i <= K; i++) {
+        vxr_instance in = {i < K ? hollow : wall, 0, vxr_transform_identity(), INFINITY};
+        in.transform.translation[0] = (float)(i < K ? i : K + 10);
+        CHECK(vxr_scene_src_add_instance(&src, &in) == VXR_OK);
+    }
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    vxr_scene_src_free(&src);
+    if (!s) return;
+    vxr_renderer *ren = NULL;
+    vxr_picker *picker = NULL;
+    vxr_rays *q = NULL;
+    vxr_error err = {{0}};
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK &&
+          vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK &&
+          cli_gpu_submit(&gpu, &err) == VXR_OK);
+    CHECK(vxr_picker_create(s, &picker) == VXR_OK);
+    CHECK(vxr_rays_create(gpu.ctx, 1, &q, &err) == VXR_OK);
+    const vxr_ray rays[2] = {{{-50, 3.5f, 3.5f}, {1, 0, 0}}, {{K + 20.0f, 3.5f, 3.5f}, {-1, 0, 0}}};
+    for (int k = 0; ren && picker && q && k < 2; k++) {
+        vxr_pick cpu, g;
+        CHECK(vxr_pick_ray(picker, &rays[k], 1, &cpu) == VXR_OK && cpu.hit && cpu.instance == K);
+        vxr_rays_input(q)[0] = rays[k];
+        CHECK(pick_batch(ren, q, 1, 1));
+        const vxr_gpu_pick *rec = vxr_rays_picks(q);
+        bool cut = (rec->flags & VXR_PICK_INCOMPLETE) != 0;
+        fprintf(stderr, "  ray %d: %s\n", k, cut ? "incomplete" : "complete");
+        if (k == 0 && gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+            CHECK(cut);
+            CHECK(vxr_pick_expand(s, &rays[k], rec, &g) == VXR_ERROR_LIMIT);
+        } else {
+            CHECK(!cut);
+            CHECK(vxr_pick_expand(s, &rays[k], rec, &g) == VXR_OK && !memcmp(&g, &cpu, sizeof g));
+        }
+    }
+    vxr_rays_destroy(q);
+    vxr_picker_destroy(picker);
+    vxr_renderer_destroy(ren);
+    vxr_scene_destroy(s);
+    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
+}
+
 /* VXR_DEVICE (or the desc's selector) by index and by name; a selector that
  * names nothing is a clean VXR_ERROR_DEVICE. These contexts load Vulkan
  * themselves (dlopen), without volk. */
@@ -535,10 +595,10 @@ int main(int argc, char **argv) {
     }
     gpu_ok = true;
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
-    static const vxr_test_case tests[] = {TEST(test_agreement),       TEST(test_ray_batches),
-                                          TEST(test_colors),          TEST(test_binding_split),
-                                          TEST(test_staging),         TEST(test_instance_updates),
-                                          TEST(test_device_selection)};
+    static const vxr_test_case tests[] = {TEST(test_agreement),  TEST(test_ray_batches),
+                                          TEST(test_colors),     TEST(test_binding_split),
+                                          TEST(test_staging),    TEST(test_instance_updates),
+                                          TEST(test_loop_limit), TEST(test_device_selection)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

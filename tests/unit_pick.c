@@ -2,6 +2,7 @@
  * box against the ray in double precision, nearest entry t, over random
  * scenes and real files, plus the named cases of DESIGN.md §3. */
 #include <math.h>
+#include "vxr/bvh.h"
 #include "vxr/formats.h"
 #include "vxr/pick.h"
 #include "vxr_test.h"
@@ -433,10 +434,69 @@ static void test_bad_grid(void) {
     vxr_scene_destroy(s);
 }
 
+/* The hierarchy of a scene: its records, then vxr_bvh_build. */
+static void hierarchy(const vxr_scene *s, vxr_bvh *dest) {
+    vxr_gpu_instance *records = malloc(s->instance_count * sizeof *records);
+    vxr_instance_records(s, records);
+    CHECK(vxr_bvh_build(s, records, dest) == VXR_OK);
+    free(records);
+}
+
+/* The instance hierarchy (vxr/bvh.h): identical instances collapse to the
+ * lowest visible index, and picks still equal the brute-force oracle over
+ * every instance (ties go to that index); instances of distinct models at
+ * one spot (equal centres) still split evenly, so the depth, and the walk's
+ * stack, stay within the bound. */
+static void test_hierarchy(void) {
+    enum { K = 3000 };
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    for (uint32_t m = 0; m < K; m++) {
+        uint32_t id;
+        CHECK(vxr_scene_src_add_model(&src, &id) == VXR_OK);
+        for (int32_t v = 0; v < 27; v++)
+            if (m == 0 || v % 2 == 0)
+                vxr_model_src_push(&src.models[id], v % 3, v / 3 % 3, v / 9, 7);
+    }
+    /* a hidden copy first, then K copies of model 0 at two spots, interleaved */
+    for (uint32_t i = 0; i <= K; i++) {
+        vxr_instance in = {0, i == 0 ? VXR_INSTANCE_HIDDEN : 0, vxr_transform_identity(), INFINITY};
+        in.transform.translation[0] = i % 2 ? 0.0f : 5.0f;
+        CHECK(vxr_scene_src_add_instance(&src, &in) == VXR_OK);
+    }
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    vxr_bvh bvh;
+    hierarchy(s, &bvh);
+    CHECK_EQ_INT(bvh.item_count, 2);
+    CHECK((bvh.items[0] == 1 && bvh.items[1] == 2) || (bvh.items[0] == 2 && bvh.items[1] == 1));
+    vxr_bvh_free(&bvh);
+    vxr_ray rays[300];
+    random_rays(s, rays, 300);
+    check_rays(s, rays, 300, 1);
+    vxr_scene_destroy(s);
+    /* K distinct models at one spot */
+    for (uint32_t i = 0; i < K; i++) src.instances[i + 1].model = i;
+    src.instances[0].flags = 0;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    hierarchy(s, &bvh);
+    CHECK_EQ_INT(bvh.item_count, K + 1); /* and the formerly hidden copy */
+    uint32_t bound = 0;
+    while ((1u << bound) < K + 1) bound++; /* ceil(log2 items) */
+    CHECK(bvh.depth < bound && bvh.depth <= VXR_BVH_MAX_DEPTH);
+    fprintf(stderr, "  %u items at one spot: depth %u\n", bvh.item_count, bvh.depth);
+    vxr_bvh_free(&bvh);
+    random_rays(s, rays, 300);
+    check_rays(s, rays, 300, 1);
+    vxr_scene_destroy(s);
+    vxr_scene_src_free(&src);
+}
+
 int main(int argc, char **argv) {
     static const vxr_test_case tests[] = {
         TEST(test_named_cases), TEST(test_random_scenes), TEST(test_grids),
         TEST(test_real_files),  TEST(test_bad_grid),      TEST(test_seed_errata),
+        TEST(test_hierarchy),
     };
     int r = RUN_TESTS(tests);
     fprintf(stderr, "%d picks compared, %d forgiven as float/double near ties\n", compared,

@@ -46,6 +46,26 @@ foreach(grid 1 2 4 16)
 endforeach()
 vxr_pickcheck(grid16_overlap "${ontop}|--view|6|--grid|16")
 
+# K copies of one model at one spot in a .vox scene graph: every copy ties
+# at the same t and the lowest instance must win; on lavapipe, whose
+# shaders end all loops of an invocation after 65,535 iterations, tracing
+# each copy once cut the traces short (wrong t, wrong instance, silently)
+# before the instance hierarchy collapsed identical instances.
+add_executable(stacked_vox ${CMAKE_CURRENT_SOURCE_DIR}/stacked_vox.c)
+foreach(k 6000 8193 65536)
+    add_test(NAME cli_stacked_${k}_file COMMAND stacked_vox ${k} ${cli_work}/stacked_${k}.vox)
+    set_tests_properties(cli_stacked_${k}_file PROPERTIES FIXTURES_SETUP stacked_${k} LABELS gpu)
+    vxr_pickcheck(stacked_${k} "${cli_work}/stacked_${k}.vox|--size|16x12")
+    set_tests_properties(cli_pickcheck_stacked_${k} PROPERTIES FIXTURES_REQUIRED stacked_${k})
+endforeach()
+add_test(NAME cli_pick_gpu_stacked
+         COMMAND ${CMAKE_COMMAND} -DVXR=$<TARGET_FILE:vxr> -DSCENE=${cli_work}/stacked_65536.vox
+                 -DGRID=1 -DWORK=${cli_work} -DNAME=stacked -P ${CMAKE_CURRENT_SOURCE_DIR}/pick_gpu.cmake)
+set_tests_properties(cli_pick_gpu_stacked PROPERTIES LABELS gpu FIXTURES_REQUIRED stacked_65536)
+if(VXR_LAVAPIPE_ICD)
+    set_tests_properties(cli_pick_gpu_stacked PROPERTIES ENVIRONMENT "${VXR_GPU_ENV}")
+endif()
+
 # The command line's own contract.
 vxr_cli_gpu_test(pickcheck_bad_view ARGS "pickcheck|@demo|--view|9" RC 2)
 vxr_cli_gpu_test(pickcheck_bad_tolerance ARGS "pickcheck|@demo|--tolerance|-1" RC 2)
