@@ -39,9 +39,10 @@ vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_err
 
 vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err) {
     size_t len = strlen(path);
-    char *tmp = malloc(len + 32);
+    const size_t suffix = sizeof ".tmp" + 20; /* and a pid's digits */
+    char *tmp = malloc(len + suffix);
     if (!tmp) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    snprintf(tmp, len + 32, "%s.tmp%ld", path, (long)getpid());
+    snprintf(tmp, len + suffix, "%s.tmp%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(errno));

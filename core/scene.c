@@ -5,6 +5,9 @@
 #include <time.h>
 #include "internal.h"
 
+/* Voxels a model source holds at first; it doubles. */
+#define FIRST_VOXELS 256
+
 void vxr_scene_src_init(vxr_scene_src *src, uint32_t attr_size) {
     memset(src, 0, sizeof *src);
     src->attr_size = attr_size;
@@ -44,7 +47,7 @@ vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *in
 
 vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t color) {
     if (m->count == m->capacity) {
-        size_t cap = m->capacity ? m->capacity * 2 : 256;
+        size_t cap = m->capacity ? m->capacity * 2 : FIRST_VOXELS;
         vxr_voxel *p = realloc(m->voxels, cap * sizeof *p);
         if (!p) return VXR_ERROR_MEMORY;
         m->voxels = p;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include "internal.h"
 
+enum { DENSE_MAX_DEPTH = 9, DENSE_SLACK_WORDS = 4096 };
+
 /* Stable LSD radix sort of v (and pay, when not NULL) by bits [lo, hi) of v.
  * Returns the buffer holding the result (v or tv). */
 static uint64_t *radix_sort(uint64_t *v, uint32_t *pay, uint64_t *tv, uint32_t *tpay, size_t n,
@@ -228,8 +230,11 @@ vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr
     trimmed_root(dest, depth0);
     uint64_t *v = NULL, *tv = NULL;
     uint32_t *pay = NULL, *tpay = NULL;
-    /* Dense when the bitmap is small against the voxel count. */
-    if (dest->depth <= 9 && ((size_t)1 << (3 * dest->depth - 6)) <= 2 * count + 4096) {
+    /* Dense when the bitmap (one bit a cell, counted in 64-bit words) is
+     * small against the voxel count: at most DENSE_MAX_DEPTH levels (a
+     * 2^27-bit bitmap) and about two words a voxel. */
+    if (dest->depth <= DENSE_MAX_DEPTH &&
+        ((size_t)1 << (3 * dest->depth - 6)) <= 2 * count + DENSE_SLACK_WORDS) {
         r = build_dense(voxels, count, dest);
         goto done;
     }

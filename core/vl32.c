@@ -7,7 +7,6 @@
 
 enum { RECORD = 16 };
 
-
 /* ARGB as stored -> RGBA8 with red in the low byte. */
 static uint32_t argb_to_rgba(uint32_t argb) {
     return vxr_rgba(argb >> 16, argb >> 8, argb, argb >> 24);
@@ -68,8 +67,8 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
                 c = k;
             }
         }
-        m->voxels[m->count++] =
-            (vxr_voxel){(int32_t)vxr_get_be32(p), (int32_t)vxr_get_be32(p + 4), (int32_t)vxr_get_be32(p + 8), c};
+        m->voxels[m->count++] = (vxr_voxel){(int32_t)vxr_get_be32(p), (int32_t)vxr_get_be32(p + 4),
+                                            (int32_t)vxr_get_be32(p + 8), c};
     }
     free(map);
     if (r != VXR_OK) {

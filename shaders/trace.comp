@@ -356,7 +356,7 @@ vec3 bvh_corner(uint node, uint texel) {
 
 void trace_scene(float pad) {
     best_t = VXR_INF;
-    best_i = 0xffffffffu;
+    best_i = VXR_PICK_MISS;
     if (pc.bvh_nodes == 0u) return;
     uint stack[VXR_BVH_STACK];
     uint sp = 0u;
@@ -421,7 +421,7 @@ void main() {
     for (uint i = 0u; i < pc.loop_probe; i++) probe++;
     incomplete = incomplete || probe != VXR_LOOP_PROBE;
 
-    bool hit = best_i != 0xffffffffu;
+    bool hit = best_i != VXR_PICK_MISS;
     int face = -1;
     uint color = 0u;
     if (hit) {
@@ -430,7 +430,7 @@ void main() {
     }
     if (PICKS) {
         vxr_gpu_pick p;
-        p.a = uvec4(0xffffffffu, 0u, 0u, 0u);
+        p.a = uvec4(VXR_PICK_MISS, 0u, 0u, 0u);
         p.b = uvec4(0u);
         if (hit) {
             uint corner_edge = vxr_nearest_corner_edge(best_lo, GRID_LEVEL, best_O, best_D, best_t,

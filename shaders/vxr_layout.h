@@ -136,6 +136,7 @@ typedef uint32_t vxr_uint;
  * the record may be wrong; it is never silently taken as a result. */
 #define VXR_PICK_HIT        1u
 #define VXR_PICK_INCOMPLETE 2u
+#define VXR_PICK_MISS       0xffffffffu /* the instance of a record without a hit */
 
 /* Depth of the instance hierarchy (vxr/bvh.h): a median split halves the
  * items at every level and leaves hold up to VXR_BVH_LEAF items, so n < 2^32

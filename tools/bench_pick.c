@@ -5,6 +5,11 @@
 #include "cli.h"
 #include "commands.h"
 
+/* The rays per orbit camera; the loop's timing sample and the time it may
+ * take at most (a stride through the rays keeps it there). */
+enum { WIDTH = 160, HEIGHT = 120, LOOP_PROBE_RAYS = 2000 };
+#define LOOP_SECONDS 20.0
+
 /* Rays of the orbit cameras around the scene, w x h pixels each. */
 static vxr_ray *orbit_rays(const vxr_scene *s, uint32_t w, uint32_t h, size_t *n) {
     const int cameras = CLI_ORBIT_VIEWS;
@@ -32,7 +37,7 @@ int cmd_bench_pick(int argc, char **argv) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(path, &scene, &err);
     if (r != VXR_OK) return cli_fail(path, r, &err);
-    const uint32_t w = 160, h = 120;
+    const uint32_t w = WIDTH, h = HEIGHT;
     size_t n;
     vxr_ray *rays = orbit_rays(scene, w, h, &n);
     vxr_picker *picker = NULL;
@@ -58,11 +63,11 @@ int cmd_bench_pick(int argc, char **argv) {
     size_t stride = 1;
     {
         double t0 = cli_now();
-        size_t probe = n < 2000 ? n : 2000;
+        size_t probe = n < LOOP_PROBE_RAYS ? n : LOOP_PROBE_RAYS;
         for (size_t i = 0; i < probe; i++)
             vxr_pick_ray_loop(picker, &rays[i * (n / probe)], 1, &b[0]);
         double est = (cli_now() - t0) / (double)probe * (double)n;
-        while (est / (double)stride > 20.0) stride *= 2;
+        while (est / (double)stride > LOOP_SECONDS) stride *= 2;
     }
     size_t looped = 0, differ = 0, hits = 0;
     double t0 = cli_now();

@@ -5,8 +5,6 @@
 #include "commands.h"
 #include "gpu.h"
 
-/* Default image size: that of vxr render. */
-enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
 /* Frames: the first WARMUP untimed, then at least MIN_FRAMES and more
  * while under MIN_SECONDS, at most MAX_FRAMES; the median counts. The
  * instance update: the median of UPDATES. */
@@ -20,7 +18,7 @@ static int cmp_double(const void *a, const void *b) {
 
 int cmd_bench_render(int argc, char **argv) {
     cli_view_args a;
-    if (!cli_view_args_parse(&a, "bench render", argc, argv, DEFAULT_WIDTH, DEFAULT_HEIGHT))
+    if (!cli_view_args_parse(&a, "bench render", argc, argv, CLI_WIDTH, CLI_HEIGHT))
         return EXIT_USAGE;
     if (a.out || a.hits) return cli_usage("bench render: --out and --hits belong to render");
     vxr_error err = {{0}};

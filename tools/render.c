@@ -4,10 +4,6 @@
 #include "commands.h"
 #include "gpu.h"
 
-/* Default image size: a common 4:3 size, large enough to look at, small
- * enough for lavapipe to render in a fraction of a second. */
-enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
-
 /* The GPU's pick records as `vxr pick` prints them, row by row from the top. */
 static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera *cam,
                       const vxr_gpu_pick *recs) {
@@ -41,8 +37,7 @@ static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera
 
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
-    if (!cli_view_args_parse(&a, "render", argc, argv, DEFAULT_WIDTH, DEFAULT_HEIGHT))
-        return EXIT_USAGE;
+    if (!cli_view_args_parse(&a, "render", argc, argv, CLI_WIDTH, CLI_HEIGHT)) return EXIT_USAGE;
     if (!a.have_eye) return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
     vxr_scene *scene;

@@ -117,7 +117,8 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
         break;
     case 4:
         if (!cli_parse_grid(v, &a->grid))
-            return cli_usage("%s: --grid takes a power of two from 1 to 2^20, not '%s'", cmd, v),
+            return cli_usage("%s: --grid takes a power of two from 1 to %u, not '%s'", cmd,
+                             VXR_MAX_GRID, v),
                    -1;
         break;
     case 5:

@@ -16,8 +16,12 @@
 /* DESIGN.md §5: 0 success, 1 bad input, 2 usage error, 3 no usable device. */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
 
-/* Image sizes a command accepts per side (the renderer's target limit). */
+/* Image sizes a command accepts per side (the renderer's target limit), and
+ * the default of render, bench render and view: a common 4:3 size, large
+ * enough to look at, small enough for lavapipe to render in a fraction of
+ * a second. */
 #define CLI_MAX_SIZE 16384u
+enum { CLI_WIDTH = 1024, CLI_HEIGHT = 768 };
 
 /* ---- failures ---- */
 

@@ -16,7 +16,6 @@
 #include "app.h"
 #include "commands.h"
 
-enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
 #define MAX_FRAMES       1000000L /* --frames */
 #define FLY_SPEED        0.25f    /* scene diagonals per second */
 #define MAX_FLY_STEP     0.1      /* seconds a frame moves the camera at most */
@@ -452,7 +451,7 @@ static int run(app *a) {
  * [--cursor X,Y]. */
 static bool parse_view_args(int argc, char **argv, view_args *va) {
     memset(va, 0, sizeof *va);
-    cli_view_args_init(&va->r, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    cli_view_args_init(&va->r, CLI_WIDTH, CLI_HEIGHT);
     for (int i = 0; i < argc; i++) {
         int took = cli_view_arg(&va->r, "view", argc, argv, &i);
         if (took < 0) return false;

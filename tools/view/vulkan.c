@@ -403,7 +403,8 @@ void view_vk_record_present(view_vk *v, view_frame *f, uint32_t i, vxr_target *s
         vkCmdSetViewport(cmd, 0, 1, &vp);
         vkCmdSetScissor(cmd, 0, 1, &sc);
         vkCmdBindVertexBuffers(cmd, 0, 1, &f->vertices, &offset);
-        vkCmdPushConstants(cmd, v->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, VIEW_PROJ_BYTES, view_proj);
+        vkCmdPushConstants(cmd, v->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, VIEW_PROJ_BYTES,
+                           view_proj);
         if (tri) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, v->triangles);
             vkCmdDraw(cmd, tri, 1, 0, 0);
