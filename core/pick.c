@@ -34,11 +34,12 @@ struct vxr_picker {
     const vxr_scene *scene;
     vxr_gpu_instance *records; /* per scene instance */
     vxr_bvh bvh;
-    /* the seed's loop: every visible instance (duplicates too) and its
-     * bounding sphere, centre xyz and radius, per scene instance */
+    /* the seed's loop: every visible instance (duplicates too), and per
+     * scene instance its bounding sphere (centre xyz, radius) and the
+     * hierarchy's box of it (lo xyz, hi xyz) */
     uint32_t *visible;
     uint32_t n_visible;
-    float *sphere;
+    float *sphere, *box;
 };
 
 /* A hit inside one octree, in model space. */
@@ -385,9 +386,8 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
         }
         float r = sp[3] + pad;
         if (dd > 0 && oo - od * od / dd > r * r * SPHERE_SLACK_REL + SPHERE_SLACK_ABS) continue;
-        float lo[3], hi[3];
-        vxr_bvh_instance_box(&p->records[i], lo, hi);
-        if (vxr_box_enter(ray->origin, ray->dir, lo, hi, pad, best.t) == INFINITY) continue;
+        const float *box = &p->box[6 * (size_t)i];
+        if (vxr_box_enter(ray->origin, ray->dir, box, box + 3, pad, best.t) == INFINITY) continue;
         trace_instance(p, i, ray, level, &best);
     }
     if (best.i != UINT32_MAX) fill_pick(p, ray, best.i, &best.hit, dest);
@@ -402,8 +402,9 @@ vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
     size_t n = s->instance_count ? s->instance_count : 1;
     p->records = malloc(n * sizeof *p->records);
     p->sphere = malloc(n * 4 * sizeof *p->sphere);
+    p->box = malloc(n * 6 * sizeof *p->box);
     p->visible = malloc(n * sizeof *p->visible);
-    vxr_result r = p->records && p->sphere && p->visible ? VXR_OK : VXR_ERROR_MEMORY;
+    vxr_result r = p->records && p->sphere && p->box && p->visible ? VXR_OK : VXR_ERROR_MEMORY;
     if (r == VXR_OK) {
         vxr_instance_records(s, p->records);
         r = vxr_bvh_build(s, p->records, &p->bvh);
@@ -414,7 +415,7 @@ vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
     }
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const vxr_gpu_instance *g = &p->records[i];
-        float lo[3], hi[3], r2 = 0;
+        float *lo = &p->box[6 * (size_t)i], *hi = lo + 3, r2 = 0;
         vxr_bvh_instance_box(g, lo, hi);
         for (int k = 0; k < 3; k++) {
             p->sphere[4 * (size_t)i + (size_t)k] = 0.5f * (lo[k] + hi[k]);
@@ -433,6 +434,7 @@ void vxr_picker_destroy(vxr_picker *p) {
     vxr_bvh_free(&p->bvh);
     free(p->records);
     free(p->sphere);
+    free(p->box);
     free(p->visible);
     free(p);
 }
