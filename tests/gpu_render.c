@@ -542,8 +542,7 @@ static void test_loop_limit(void) {
     vxr_rays_destroy(q);
     vxr_picker_destroy(picker);
     vxr_renderer_destroy(ren);
-    vxr_scene_destroy(s);
-    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
+    vxr_scene_destroy(s); /* main fails the run on any validation message */
 }
 
 /* VXR_DEVICE (or the desc's selector) by index and by name; a selector that
