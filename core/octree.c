@@ -51,11 +51,6 @@ void vxr_octree_free(vxr_octree *tree) {
     memset(tree, 0, sizeof *tree);
 }
 
-size_t vxr_octree_bytes(const vxr_octree *t) {
-    return (size_t)t->node_count * sizeof(vxr_node) + (size_t)t->brick_count * sizeof(uint32_t) +
-           (size_t)t->voxel_count * t->attr_size;
-}
-
 bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b) {
     if (a->depth != b->depth || a->voxel_count != b->voxel_count ||
         a->node_count != b->node_count || a->brick_count != b->brick_count ||

@@ -71,9 +71,6 @@ vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count, u
 /* Frees the arrays of an octree and zeroes it; NULL is a no-op. */
 void vxr_octree_free(vxr_octree *tree);
 
-/* Bytes the octree needs on the GPU: nodes, brick bases and attributes. */
-size_t vxr_octree_bytes(const vxr_octree *tree);
-
 /* True when two octrees are identical, field by field and byte by byte. */
 bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b);
 
