@@ -9,7 +9,8 @@ struct vxr_culler {
     vxr_spheres *tree; /* one sphere per non-hidden instance of finite view distance */
     uint32_t *visible; /* those of them not culled now */
     uint32_t n_visible;
-    uint32_t *scratch; /* the next visible list */
+    uint32_t *scratch;      /* the next visible list */
+    const vxr_scene *scene; /* the one it was made for */
     uint32_t instances;
     uint32_t finite; /* spheres in the tree */
     uint32_t always; /* non-hidden instances of infinite view distance */
@@ -33,6 +34,7 @@ vxr_result vxr_culler_create(const vxr_scene *s, vxr_culler **dest) {
     vxr_culler *c = calloc(1, sizeof *c);
     if (!c) return VXR_ERROR_MEMORY;
     size_t n = s->instance_count ? s->instance_count : 1;
+    c->scene = s;
     c->instances = s->instance_count;
     c->visible = malloc(n * sizeof *c->visible);
     c->scratch = malloc(n * sizeof *c->scratch);
@@ -77,7 +79,7 @@ static void gather_one(void *ctx, uint32_t handle, uint64_t user) {
 
 vxr_result vxr_culler_update(vxr_culler *c, vxr_scene *s, const float eye[3], uint32_t *visible,
                              bool *changed) {
-    if ((eye && !(isfinite(eye[0]) && isfinite(eye[1]) && isfinite(eye[2]))) ||
+    if ((eye && !(isfinite(eye[0]) && isfinite(eye[1]) && isfinite(eye[2]))) || s != c->scene ||
         s->instance_count != c->instances)
         return VXR_ERROR_ARGUMENT;
     if (!eye) {

@@ -12,11 +12,10 @@
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 /* Bounds on what the set-up enumerates; more is never seen in practice and
  * the rest would be ignored, not overrun. */
-#define MAX_DEVICES           16
-#define MAX_QUEUE_FAMILIES    32
-#define MAX_LAYERS            64
-#define MAX_DEVICE_EXTENSIONS 512
-#define MAX_EXTRA_EXTENSIONS  16
+#define MAX_DEVICES          16
+#define MAX_QUEUE_FAMILIES   32
+#define MAX_LAYERS           64
+#define MAX_EXTRA_EXTENSIONS 16
 /* The smallest binding size a desc may ask for: a texel of every table. */
 #define MIN_BINDING_BYTES 256
 
@@ -73,17 +72,20 @@ static int usable_family(vxr_context *c, const vxr_context_desc *d, VkPhysicalDe
 
 static bool has_device_extensions(vxr_context *c, const vxr_context_desc *d, VkPhysicalDevice pd) {
     if (!d->device_extension_count) return true;
-    VkExtensionProperties ext[MAX_DEVICE_EXTENSIONS];
-    uint32_t n = MAX_DEVICE_EXTENSIONS;
+    uint32_t n = 0;
+    if (c->vk.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS) return false;
+    VkExtensionProperties *ext = malloc((n ? n : 1) * sizeof *ext);
+    if (!ext) return false;
     VkResult vr = c->vk.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext);
-    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) return false;
-    for (uint32_t j = 0; j < d->device_extension_count; j++) {
+    bool all = vr == VK_SUCCESS || vr == VK_INCOMPLETE;
+    for (uint32_t j = 0; all && j < d->device_extension_count; j++) {
         bool found = false;
         for (uint32_t i = 0; i < n && !found; i++)
             found = !strcmp(ext[i].extensionName, d->device_extensions[j]);
-        if (!found) return false;
+        all = found;
     }
-    return true;
+    free(ext);
+    return all;
 }
 
 static bool contains_nocase(const char *hay, const char *needle) {

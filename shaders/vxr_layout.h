@@ -49,7 +49,8 @@
  *     vxr/bvh.h as it is; node 0 is the root; a leaf has count > 0 and
  *     holds items[first .. first + count), an inner node has count == 0 and
  *     children first and first + 1.
- *   bvh items (uint): visible instance indices.
+ *   bvh items (uint): visible instance indices, identical instances
+ *     collapsed to the lowest (vxr/bvh.h).
  *   pick records (vxr_gpu_pick, 32 bytes per pixel, row 0 at the top):
  *     +----------+-------+-------+-------+
  *     | instance | vx    | vy    | vz    |  instance ~0u on a miss; voxel:

@@ -234,7 +234,7 @@ VXR_FN vxr_uint vxr_nearest_corner_edge(VXR_IN_IVEC3(lo), vxr_uint level, VXR_IN
     VXR_PRECISE float p2 = o[2] + t * d[2];
     VXR_PRECISE float n = VXR_F(1u << level);
     VXR_PRECISE float best = VXR_INF;
-    vxr_uint corner = 0u, edge = 0u, f = VXR_U(face);
+    vxr_uint f = VXR_U(face), corner = VXR_FACE_CORNER(f, 0u), edge = VXR_FACE_EDGE(f, 0u);
     for (vxr_uint j = 0u; j < 4u; j++) {
         vxr_uint c = VXR_FACE_CORNER(f, j);
         VXR_PRECISE float x = p0 - vxr_corner_at(lo, n, c, 0);

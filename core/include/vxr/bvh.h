@@ -41,7 +41,8 @@ typedef struct vxr_bvh {
 
 /* Builds the hierarchy of scene's instances from their records
  * (records[i] = vxr_instance_gpu(scene, i), instance_count of them).
- * On failure *dest is zeroed: VXR_ERROR_MEMORY. */
+ * On failure *dest is zeroed: VXR_ERROR_MEMORY, or VXR_ERROR_LIMIT should
+ * the depth ever pass VXR_BVH_MAX_DEPTH (a median split cannot). */
 vxr_result vxr_bvh_build(const vxr_scene *scene, const vxr_gpu_instance *records, vxr_bvh *dest);
 /* Whether an instance record is one the hierarchy holds (before
  * duplicates are dropped): not hidden, not culled, a model with voxels. */

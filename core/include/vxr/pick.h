@@ -57,13 +57,16 @@ typedef struct vxr_picker vxr_picker;
 /* Builds a picker over the scene's visible instances (not hidden, not
  * culled): their records and instance hierarchy (vxr/bvh.h) as the scene is
  * now. The scene must outlive the picker; build a new one after changing
- * instances. Returns VXR_ERROR_MEMORY on allocation failure. */
+ * instances. Returns VXR_ERROR_MEMORY on allocation failure (or what
+ * vxr_bvh_build returns). */
 vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
 /* NULL is a no-op. */
 void vxr_picker_destroy(vxr_picker *picker);
 
 /* Picks one ray. grid is N (0 or 1 mean voxels); a grid that is not a
- * power of two up to 2^20 gives VXR_ERROR_ARGUMENT. */
+ * power of two up to 2^20 gives VXR_ERROR_ARGUMENT. VXR_ERROR_LIMIT would
+ * mean a hierarchy deeper than its walk's stack, which the builder rules
+ * out. */
 vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                         vxr_pick *dest);
 

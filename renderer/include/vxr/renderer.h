@@ -192,7 +192,8 @@ void vxr_target_destroy(vxr_target *t);
  * to transfer reads). */
 VkImage vxr_target_image(const vxr_target *t);
 /* Records a copy of the target's last frame (recorded before it into cmd
- * or into a command buffer submitted earlier) into a host image dst of the
+ * or into a command buffer submitted earlier; the target must have been
+ * rendered at least once) into a host image dst of the
  * target's size: dst goes from dst_layout (UNDEFINED drops its contents)
  * to TRANSFER_DST_OPTIMAL, waiting for earlier work at the transfer stage
  * (where a host waits on a swapchain's acquire semaphore), then a blit
