@@ -6,7 +6,7 @@
 
 typedef struct blob_plan {
     size_t models, instances, palette, nodes, brick_attr, attrs, end;
-    uint64_t node_count, brick_count, attr_bytes;
+    uint64_t node_count, battr_count, attr_bytes;
 } blob_plan;
 
 static size_t align16(size_t v) {
@@ -16,16 +16,17 @@ static size_t align16(size_t v) {
 static void plan(const vxr_scene *s, blob_plan *p) {
     memset(p, 0, sizeof *p);
     for (uint32_t i = 0; i < s->model_count; i++) {
-        p->node_count += s->models[i].node_count;
-        p->brick_count += s->models[i].brick_count;
-        p->attr_bytes += (uint64_t)s->models[i].voxel_count * s->attr_size;
+        const vxr_octree *m = &s->models[i];
+        p->node_count += m->node_count;
+        p->battr_count += vxr_octree_battr_count(m);
+        p->attr_bytes += (uint64_t)vxr_octree_attr_count(m) * s->attr_size;
     }
     p->models = align16(sizeof(vxr_blob_header));
     p->instances = align16(p->models + s->model_count * sizeof(vxr_gpu_model));
     p->palette = align16(p->instances + s->instance_count * sizeof(vxr_gpu_instance));
     p->nodes = align16(p->palette + VXR_PALETTE_SIZE * sizeof(uint32_t));
     p->brick_attr = align16(p->nodes + p->node_count * sizeof(vxr_node));
-    p->attrs = align16(p->brick_attr + p->brick_count * sizeof(uint32_t));
+    p->attrs = align16(p->brick_attr + p->battr_count * sizeof(uint32_t));
     p->end = align16(p->attrs + p->attr_bytes);
 }
 
@@ -33,6 +34,22 @@ size_t vxr_scene_blob_size(const vxr_scene *s) {
     blob_plan p;
     plan(s, &p);
     return p.end;
+}
+
+void vxr_gpu_model_record(const vxr_octree *m, uint32_t node_base, uint32_t battr_base,
+                          uint32_t attr_base, vxr_gpu_model *dest) {
+    memset(dest, 0, sizeof *dest);
+    memcpy(dest->origin, m->origin, sizeof dest->origin);
+    dest->depth = m->depth;
+    dest->node_base = node_base;
+    dest->brick_base = node_base + vxr_octree_battr_offset(m);
+    /* brick node n (model-relative) finds its base at brick_attr_base + n */
+    dest->brick_attr_base = battr_base - vxr_octree_battr_offset(m);
+    dest->attr_base = attr_base;
+    dest->node_count = m->node_count;
+    dest->brick_count = m->brick_count;
+    dest->voxel_count = m->voxel_count;
+    dest->attr_size = m->attr_size;
 }
 
 void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
@@ -47,7 +64,7 @@ void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
     h.model_count = s->model_count;
     h.instance_count = s->instance_count;
     h.node_count = (uint32_t)p.node_count;
-    h.brick_count = (uint32_t)p.brick_count;
+    h.brick_count = (uint32_t)p.battr_count;
     h.attr_size = s->attr_size;
     h.palette_count = VXR_PALETTE_SIZE;
     h.models_offset = (uint32_t)p.models;
@@ -57,27 +74,20 @@ void vxr_scene_write_blob(const vxr_scene *s, void *dest) {
     h.brick_attr_offset = (uint32_t)p.brick_attr;
     h.attrs_offset = (uint32_t)p.attrs;
     memcpy(out, &h, sizeof h);
-    size_t node = 0, brick = 0, attr = 0;
+    size_t node = 0, battr = 0, attr = 0;
     for (uint32_t i = 0; i < s->model_count; i++) {
         const vxr_octree *m = &s->models[i];
-        vxr_gpu_model g = {{m->origin[0], m->origin[1], m->origin[2]},
-                           m->depth,
-                           (uint32_t)node,
-                           (uint32_t)(node + m->node_count - m->brick_count),
-                           (uint32_t)brick,
-                           (uint32_t)attr,
-                           m->node_count,
-                           m->brick_count,
-                           m->voxel_count,
-                           m->attr_size};
+        const size_t battrs = vxr_octree_battr_count(m), attrs = vxr_octree_attr_count(m);
+        vxr_gpu_model g;
+        vxr_gpu_model_record(m, (uint32_t)node, (uint32_t)battr, (uint32_t)attr, &g);
         memcpy(out + p.models + i * sizeof g, &g, sizeof g);
-        if (m->voxel_count == 0) continue;
+        if (m->node_count == 0) continue;
         memcpy(out + p.nodes + node * sizeof(vxr_node), m->nodes, m->node_count * sizeof(vxr_node));
-        memcpy(out + p.brick_attr + brick * 4, m->brick_attr, m->brick_count * sizeof(uint32_t));
-        memcpy(out + p.attrs + attr, m->attrs, (size_t)m->voxel_count * m->attr_size);
+        memcpy(out + p.brick_attr + battr * 4, m->brick_attr, battrs * sizeof(uint32_t));
+        memcpy(out + p.attrs + attr, m->attrs, attrs * m->attr_size);
         node += m->node_count;
-        brick += m->brick_count;
-        attr += (size_t)m->voxel_count * m->attr_size;
+        battr += battrs;
+        attr += attrs * m->attr_size;
     }
     for (uint32_t i = 0; i < s->instance_count; i++) {
         vxr_gpu_instance g;

@@ -55,6 +55,16 @@ static inline uint32_t vxr_bitlen64(uint64_t v) {
 vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
                               vxr_octree *dest, uint32_t *depth0, vxr_error *err);
 
+/* The live form's bookkeeping (core/live.c): freed with its octree; the
+ * attribute high-water mark. */
+struct vxr_live;
+void vxr_live_free(struct vxr_live *live);
+uint32_t vxr_live_attr_top(const struct vxr_live *live);
+
+/* A scene of `models` zeroed models and `instances` zeroed instances, with
+ * its version arrays; NULL when out of memory. */
+vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances);
+
 /* Checks an instance against the model count: model index, finite
  * transform, scale > 0, view distance >= 0 (INFINITY allowed). */
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,

@@ -48,7 +48,20 @@ void vxr_octree_free(vxr_octree *tree) {
     free(tree->nodes);
     free(tree->brick_attr);
     free(tree->attrs);
+    vxr_live_free(tree->live);
     memset(tree, 0, sizeof *tree);
+}
+
+uint32_t vxr_octree_battr_offset(const vxr_octree *t) {
+    return t->live ? 0 : t->node_count - t->brick_count;
+}
+
+uint32_t vxr_octree_battr_count(const vxr_octree *t) {
+    return t->live ? t->node_count : t->brick_count;
+}
+
+uint32_t vxr_octree_attr_count(const vxr_octree *t) {
+    return t->live ? vxr_live_attr_top(t->live) : t->voxel_count;
 }
 
 bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b) {
@@ -89,7 +102,7 @@ static void walk_node(const walk *w, uint32_t index, uint32_t level, int32_t x, 
     const vxr_node *n = &t->nodes[index];
     if (level == VXR_BRICK_LEVEL) {
         uint64_t m = brick_mask(n);
-        uint32_t attr = t->brick_attr[index - (t->node_count - t->brick_count)];
+        uint32_t attr = vxr_octree_brick_base(t, index);
         while (m) {
             uint32_t bit = (uint32_t)__builtin_ctzll(m);
             m &= m - 1;
@@ -139,7 +152,7 @@ bool vxr_octree_lookup(const vxr_octree *t, int32_t x, int32_t y, int32_t z, uin
     uint64_t m = brick_mask(&t->nodes[index]);
     if (!(m >> bit & 1)) return false;
     if (attr) {
-        uint32_t base = t->brick_attr[index - (t->node_count - t->brick_count)];
+        uint32_t base = vxr_octree_brick_base(t, index);
         *attr = read_attr(t, base + (uint32_t)vxr_popcount64(m & ((1ull << bit) - 1)));
     }
     return true;

@@ -84,8 +84,8 @@ static nref child_ref(const vxr_octree *m, uint32_t level, nref n, uint32_t o) {
 
 static uint32_t read_attr(const vxr_octree *m, uint32_t brick, uint32_t bit) {
     uint64_t bits = (uint64_t)m->nodes[brick].b << 32 | m->nodes[brick].a;
-    uint32_t i = m->brick_attr[brick - (m->node_count - m->brick_count)] +
-                 (uint32_t)vxr_popcount64(bits & ((1ull << bit) - 1));
+    uint32_t i =
+        vxr_octree_brick_base(m, brick) + (uint32_t)vxr_popcount64(bits & ((1ull << bit) - 1));
     if (m->attr_size == 1) return m->attrs[i];
     uint32_t v;
     memcpy(&v, m->attrs + (size_t)i * 4, 4);

@@ -95,22 +95,32 @@ vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t m
     return VXR_OK;
 }
 
+vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances) {
+    vxr_scene *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->model_capacity = models ? models : 1;
+    s->instance_capacity = instances ? instances : 1;
+    s->models = calloc(s->model_capacity, sizeof *s->models);
+    s->instances = calloc(s->instance_capacity, sizeof *s->instances);
+    s->model_version = calloc(s->model_capacity, sizeof *s->model_version);
+    s->instance_version = calloc(s->instance_capacity, sizeof *s->instance_version);
+    if (!s->models || !s->instances || !s->model_version || !s->instance_version) {
+        vxr_scene_destroy(s);
+        return NULL;
+    }
+    s->model_count = models;
+    s->instance_count = instances;
+    return s;
+}
+
 vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err) {
     *dest = NULL;
     for (uint32_t i = 0; i < src->instance_count; i++) {
         vxr_result r = vxr_instance_check(&src->instances[i], i, src->model_count, err);
         if (r != VXR_OK) return r;
     }
-    vxr_scene *s = calloc(1, sizeof *s);
+    vxr_scene *s = vxr_scene_alloc(src->model_count, src->instance_count);
     if (!s) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    s->models = calloc(src->model_count ? src->model_count : 1, sizeof *s->models);
-    s->instances = malloc((src->instance_count ? src->instance_count : 1) * sizeof *s->instances);
-    if (!s->models || !s->instances) {
-        vxr_scene_destroy(s);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
-    s->model_count = src->model_count;
-    s->instance_count = src->instance_count;
     if (src->instance_count) /* src->instances may be NULL */
         memcpy(s->instances, src->instances, src->instance_count * sizeof *s->instances);
     memcpy(s->palette, src->palette, sizeof s->palette);
@@ -140,6 +150,8 @@ void vxr_scene_destroy(vxr_scene *s) {
         for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
     free(s->models);
     free(s->instances);
+    free(s->model_version);
+    free(s->instance_version);
     free(s);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "vxr/edit.h"
 
 #define VXO_VERSION 1u
 enum { HEADER_WORDS = 8, MODEL_WORDS = 13, INSTANCE_WORDS = 16 };
@@ -28,56 +29,91 @@ static size_t model_bytes(const vxr_octree *m) {
            pad4((size_t)m->voxel_count * m->attr_size);
 }
 
-vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
-    size_t total =
-        (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)s->instance_count * INSTANCE_WORDS * 4;
-    for (uint32_t i = 0; i < s->model_count; i++) total += model_bytes(&s->models[i]);
-    uint8_t *out = calloc(1, total), *p = out;
-    *data = out;
-    *size = out ? total : 0;
-    if (!out) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %zu bytes", total);
-    const uint32_t header[HEADER_WORDS] = {0x004f5856u, VXO_VERSION, s->attr_size, s->model_count,
-                                           s->instance_count};
-    for (int k = 0; k < HEADER_WORDS; k++, p += 4) vxr_put32(p, header[k]);
-    for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++, p += 4) vxr_put32(p, s->palette[k]);
+/* The models as compact octrees: the scene's own, or compact copies of
+ * live ones (in copies[], freed by the caller). */
+static vxr_result compact_models(const vxr_scene *s, const vxr_octree **dest, vxr_octree *copies,
+                                 vxr_error *err) {
     for (uint32_t i = 0; i < s->model_count; i++) {
-        const vxr_octree *m = &s->models[i];
-        const uint32_t w[MODEL_WORDS] = {(uint32_t)m->origin[0], (uint32_t)m->origin[1],
-                                         (uint32_t)m->origin[2], m->depth,
-                                         m->voxel_count,         m->node_count,
-                                         m->brick_count,         (uint32_t)m->vmin[0],
-                                         (uint32_t)m->vmin[1],   (uint32_t)m->vmin[2],
-                                         (uint32_t)m->vmax[0],   (uint32_t)m->vmax[1],
-                                         (uint32_t)m->vmax[2]};
-        for (int k = 0; k < MODEL_WORDS; k++, p += 4) vxr_put32(p, w[k]);
-        for (uint32_t k = 0; k < m->node_count; k++, p += 8) {
-            vxr_put32(p, m->nodes[k].a);
-            vxr_put32(p + 4, m->nodes[k].b);
-        }
-        for (uint32_t k = 0; k < m->brick_count; k++, p += 4) vxr_put32(p, m->brick_attr[k]);
-        if (m->attr_size == 1) {
-            if (m->voxel_count) memcpy(p, m->attrs, m->voxel_count); /* attrs: NULL when empty */
-        } else {
-            for (uint32_t k = 0; k < m->voxel_count; k++) {
-                uint32_t c;
-                memcpy(&c, m->attrs + 4 * (size_t)k, 4);
-                vxr_put32(p + 4 * (size_t)k, c);
-            }
-        }
-        p += pad4((size_t)m->voxel_count * m->attr_size);
-    }
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const vxr_instance *in = &s->instances[i];
-        uint32_t w[INSTANCE_WORDS];
-        w[0] = in->model;
-        w[1] = in->flags;
-        memcpy(w + 2, in->transform.rotation, 9 * 4);
-        memcpy(w + 11, &in->transform.scale, 4);
-        memcpy(w + 12, in->transform.translation, 3 * 4);
-        memcpy(w + 15, &in->view_distance, 4);
-        for (int k = 0; k < INSTANCE_WORDS; k++, p += 4) vxr_put32(p, w[k]);
+        dest[i] = &s->models[i];
+        if (!s->models[i].live) continue;
+        vxr_result r = vxr_octree_compact_copy(&s->models[i], &copies[i], err);
+        if (r != VXR_OK) return r;
+        dest[i] = &copies[i];
     }
     return VXR_OK;
+}
+
+static bool saved(const vxr_instance *in) {
+    return !(in->flags & VXR_INSTANCE_REMOVED);
+}
+
+static void put_model(const vxr_octree *m, uint8_t **at) {
+    uint8_t *p = *at;
+    const uint32_t w[MODEL_WORDS] = {(uint32_t)m->origin[0], (uint32_t)m->origin[1],
+                                     (uint32_t)m->origin[2], m->depth,
+                                     m->voxel_count,         m->node_count,
+                                     m->brick_count,         (uint32_t)m->vmin[0],
+                                     (uint32_t)m->vmin[1],   (uint32_t)m->vmin[2],
+                                     (uint32_t)m->vmax[0],   (uint32_t)m->vmax[1],
+                                     (uint32_t)m->vmax[2]};
+    for (int k = 0; k < MODEL_WORDS; k++, p += 4) vxr_put32(p, w[k]);
+    for (uint32_t k = 0; k < m->node_count; k++, p += 8) {
+        vxr_put32(p, m->nodes[k].a);
+        vxr_put32(p + 4, m->nodes[k].b);
+    }
+    for (uint32_t k = 0; k < m->brick_count; k++, p += 4) vxr_put32(p, m->brick_attr[k]);
+    if (m->attr_size == 1) {
+        if (m->voxel_count) memcpy(p, m->attrs, m->voxel_count); /* attrs: NULL when empty */
+    } else {
+        for (uint32_t k = 0; k < m->voxel_count; k++) {
+            uint32_t c;
+            memcpy(&c, m->attrs + 4 * (size_t)k, 4);
+            vxr_put32(p + 4 * (size_t)k, c);
+        }
+    }
+    *at = p + pad4((size_t)m->voxel_count * m->attr_size);
+}
+
+vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
+    *data = NULL;
+    *size = 0;
+    size_t n = s->model_count ? s->model_count : 1;
+    const vxr_octree **models = malloc(n * sizeof *models);
+    vxr_octree *copies = calloc(n, sizeof *copies);
+    vxr_result r = models && copies ? compact_models(s, models, copies, err)
+                                    : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    uint32_t instances = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) instances += saved(&s->instances[i]);
+    size_t total = (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)instances * INSTANCE_WORDS * 4;
+    for (uint32_t i = 0; r == VXR_OK && i < s->model_count; i++) total += model_bytes(models[i]);
+    uint8_t *out = r == VXR_OK ? calloc(1, total) : NULL, *p = out;
+    if (r == VXR_OK && !out)
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %zu bytes", total);
+    if (r == VXR_OK) {
+        const uint32_t header[HEADER_WORDS] = {0x004f5856u, VXO_VERSION, s->attr_size,
+                                               s->model_count, instances};
+        for (int k = 0; k < HEADER_WORDS; k++, p += 4) vxr_put32(p, header[k]);
+        for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++, p += 4) vxr_put32(p, s->palette[k]);
+        for (uint32_t i = 0; i < s->model_count; i++) put_model(models[i], &p);
+        for (uint32_t i = 0; i < s->instance_count; i++) {
+            const vxr_instance *in = &s->instances[i];
+            if (!saved(in)) continue;
+            uint32_t w[INSTANCE_WORDS];
+            w[0] = in->model;
+            w[1] = in->flags & VXR_INSTANCE_HIDDEN; /* culling is not the file's */
+            memcpy(w + 2, in->transform.rotation, 9 * 4);
+            memcpy(w + 11, &in->transform.scale, 4);
+            memcpy(w + 12, in->transform.translation, 3 * 4);
+            memcpy(w + 15, &in->view_distance, 4);
+            for (int k = 0; k < INSTANCE_WORDS; k++, p += 4) vxr_put32(p, w[k]);
+        }
+        *data = out;
+        *size = total;
+    }
+    for (uint32_t i = 0; copies && i < s->model_count; i++) vxr_octree_free(&copies[i]);
+    free(copies);
+    free(models);
+    return r;
 }
 
 typedef struct cursor {
@@ -165,17 +201,8 @@ vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_
         size - c.pos)
         return vxr_fail(err, VXR_ERROR_FORMAT, "%u models and %u instances do not fit in %zu bytes",
                         models, instances, size);
-    vxr_scene *s = calloc(1, sizeof *s);
-    if (s) {
-        s->models = calloc(models ? models : 1, sizeof *s->models);
-        s->instances = calloc(instances ? instances : 1, sizeof *s->instances);
-    }
-    if (!s || !s->models || !s->instances) {
-        vxr_scene_destroy(s);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
-    s->model_count = models;
-    s->instance_count = instances;
+    vxr_scene *s = vxr_scene_alloc(models, instances);
+    if (!s) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     s->attr_size = attr_size;
     for (uint32_t k = 0; k < VXR_PALETTE_SIZE; k++) s->palette[k] = vxr_get32(w + 32 + 4 * k);
     vxr_result r = VXR_OK;

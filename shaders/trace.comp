@@ -120,7 +120,7 @@ vec4 instance_texel(uint i, uint texel) {
 
 vec3 O, D; /* model-space origin and direction */
 ivec3 m_origin;
-uint m_depth, m_node_base, m_first_brick, m_battr_base, m_attr_base;
+uint m_depth, m_node_base, m_battr_base, m_attr_base;
 float tmax; /* the best hit so far: cells beyond it are pruned, ties kept */
 
 /* A hit inside one octree, model space (pick.c's cell_hit). */
@@ -148,7 +148,7 @@ uint read_attr(uint brick, uint bit) {
     uint below = bit < 32u
                      ? uint(bitCount(bits.x & ((1u << bit) - 1u)))
                      : uint(bitCount(bits.x)) + uint(bitCount(bits.y & ((1u << (bit - 32u)) - 1u)));
-    uint i = battr_at(m_battr_base + (brick - m_first_brick)) + below;
+    uint i = battr_at(m_battr_base + brick) + below;
     if (ATTR_SIZE == 1u) {
         uint byte = m_attr_base + i;
         return (attr_word(byte >> 2u) >> (8u * (byte & 3u))) & 255u;
@@ -335,7 +335,6 @@ void trace_instance(uint i) {
     m_origin = ivec3(origin.xyz);
     m_depth = origin.w;
     m_node_base = bases.x;
-    m_first_brick = counts.x - counts.y;
     m_battr_base = bases.z;
     m_attr_base = bases.w;
     tmax = best_t;

@@ -23,7 +23,12 @@
  *
  *   brick_attr[k]   = index of brick k's first voxel attribute (k counts the
  *                     model's bricks from 0); a voxel's attribute index is
- *                     brick_attr[k] + popcount(occupancy below its bit)
+ *                     brick_attr[k] + popcount(occupancy below its bit).
+ *                     The model table's brick_attr_base is offset so that
+ *                     brick node n finds its entry at brick_attr_base + n.
+ *   A live octree (vxr/edit.h) keeps the node format, but its blocks of
+ *   children and attributes sit anywhere, with room to grow: its
+ *   brick_attr has an entry per node slot (interior ones unused).
  *   attrs           = one byte per voxel (palette index 1..255) when the
  *                     scene is paletted, else 4 bytes (RGBA8, red low)
  *
@@ -118,7 +123,7 @@ typedef uint32_t vxr_uint;
 /* ---- formats and limits ---- */
 
 #define VXR_BLOB_MAGIC      0x42525856u /* "VXRB" little-endian */
-#define VXR_BLOB_VERSION    1u
+#define VXR_BLOB_VERSION    2u
 #define VXR_BRICK_LEVEL     2u  /* level of the brick nodes (4^3 voxels) */
 #define VXR_MIN_DEPTH       2u  /* an octree is at least one brick */
 #define VXR_MAX_DEPTH       21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
@@ -126,6 +131,7 @@ typedef uint32_t vxr_uint;
 #define VXR_PALETTE_SIZE    256u
 #define VXR_INSTANCE_HIDDEN 1u /* instance flag: loaded but not drawn or picked */
 #define VXR_INSTANCE_CULLED 2u /* instance flag: outside its view distance */
+#define VXR_INSTANCE_REMOVED 4u /* instance flag: a free slot (with HIDDEN) */
 
 /* Editor grids: N = 2^level for level 0 .. VXR_GRID_LEVELS - 1. */
 #define VXR_GRID_LEVELS 21u
@@ -210,7 +216,7 @@ typedef uint32_t vxr_uint;
 /* Tables in texels of 16 bytes, and the texel of each field. */
 #define VXR_MODEL_TEXELS      3u
 #define VXR_MODEL_ORIGIN      0u /* xyz origin (int bits), w depth */
-#define VXR_MODEL_BASES       1u /* x node base, y first brick, z brick_attr base, w attr base */
+#define VXR_MODEL_BASES       1u /* x node base, y first brick, z brick_attr base - offset, w attr base */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */

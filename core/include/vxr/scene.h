@@ -54,6 +54,11 @@ typedef struct vxr_scene {
     uint32_t palette[VXR_PALETTE_SIZE];
     uint32_t attr_size;
     double build_s; /* seconds spent building octrees (0 when loaded) */
+    /* Changes (vxr/edit.h): version counts them; each model and instance
+     * holds the version of its last change (0: as built). */
+    uint64_t version;
+    uint64_t *model_version, *instance_version;
+    uint32_t model_capacity, instance_capacity; /* of the four arrays */
 } vxr_scene;
 
 /* Scene-source helpers for loaders and generators. Each returns

@@ -27,20 +27,41 @@ extern "C" {
 
 /* One model's octree in the linear layout. Owns its arrays (malloc'd);
  * free with vxr_octree_free. An empty octree (no voxels) has depth 0 and
- * no nodes. */
+ * no nodes.
+ *
+ * Two forms share the struct. Compact (live == NULL, what the builders and
+ * loaders make): breadth first, bricks last, brick_attr indexed by brick
+ * (node - (node_count - brick_count)), attributes packed. Live (made by
+ * vxr_octree_make_live, for editing, vxr/edit.h): the same node format
+ * (a child is the first-child index plus a popcount), but blocks of
+ * children and of attributes sit anywhere in the arrays with room to
+ * grow, brick_attr has an entry per node slot, and node_count counts slots
+ * (free ones too). Readers use vxr_octree_brick_base and
+ * vxr_octree_attr_count and work on both. */
 typedef struct vxr_octree {
-    int32_t origin[3];    /* min corner of the root cube, model space */
-    uint32_t depth;       /* root cube edge is 2^depth voxels */
-    uint32_t voxel_count; /* distinct voxels = attribute count */
-    uint32_t node_count;  /* interior nodes + bricks */
-    uint32_t brick_count; /* bricks are nodes[node_count - brick_count ...] */
-    uint32_t attr_size;   /* bytes per attribute: 1 (palette index) or 4 (RGBA8) */
-    int32_t vmin[3];      /* tight voxel bounds, model space, min inclusive */
-    int32_t vmax[3];      /* max exclusive; vmin == vmax == 0 when empty */
-    vxr_node *nodes;      /* node_count */
-    uint32_t *brick_attr; /* brick_count */
-    uint8_t *attrs;       /* voxel_count * attr_size */
+    int32_t origin[3];     /* min corner of the root cube, model space */
+    uint32_t depth;        /* root cube edge is 2^depth voxels */
+    uint32_t voxel_count;  /* distinct voxels */
+    uint32_t node_count;   /* interior nodes + bricks (live: slots) */
+    uint32_t brick_count;  /* compact: bricks are nodes[node_count - brick_count ...] */
+    uint32_t attr_size;    /* bytes per attribute: 1 (palette index) or 4 (RGBA8) */
+    int32_t vmin[3];       /* tight voxel bounds, model space, min inclusive */
+    int32_t vmax[3];       /* max exclusive; vmin == vmax == 0 when empty */
+    vxr_node *nodes;       /* node_count */
+    uint32_t *brick_attr;  /* compact: brick_count; live: node_count */
+    uint8_t *attrs;        /* vxr_octree_attr_count(tree) * attr_size */
+    struct vxr_live *live; /* the live form's bookkeeping; NULL when compact */
 } vxr_octree;
+
+/* The index in brick_attr of brick node n's entry is n - this. */
+uint32_t vxr_octree_battr_offset(const vxr_octree *tree);
+/* The attribute index of the first voxel of brick node `node`. */
+static inline uint32_t vxr_octree_brick_base(const vxr_octree *tree, uint32_t node) {
+    return tree->brick_attr[node - vxr_octree_battr_offset(tree)];
+}
+/* Entries of brick_attr and of attrs (in attributes). */
+uint32_t vxr_octree_battr_count(const vxr_octree *tree);
+uint32_t vxr_octree_attr_count(const vxr_octree *tree);
 
 /* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
  * inside an octree of half-extent h when abs_svo of every coordinate < h. */
@@ -71,10 +92,11 @@ vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count, u
 /* Frees the arrays of an octree and zeroes it; NULL is a no-op. */
 void vxr_octree_free(vxr_octree *tree);
 
-/* True when two octrees are identical, field by field and byte by byte. */
+/* True when two octrees are identical, field by field and byte by byte
+ * (both compact). */
 bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b);
 
-/* Checks the structure of an octree read from outside: breadth-first order,
+/* Checks the structure of a compact octree read from outside: breadth-first order,
  * child indices inside the arrays and in sequence, non-empty masks, brick
  * attribute bases in sequence, counts consistent, depth within limits, tight
  * bounds inside the root cube. Returns VXR_ERROR_FORMAT with a reason. */

@@ -1,0 +1,181 @@
+/* vxr edits: voxels set, cleared and painted in a scene's models, models and
+ * instances added and removed, with undo and redo.
+ *
+ * Three levels:
+ *  - A live octree (vxr_octree_make_live) takes single-voxel edits in place
+ *    at O(depth) cost and lists what changed for the renderer to upload.
+ *    vxr_octree_compact turns it back into the bulk builder's exact bytes.
+ *  - A scene (vxr/scene.h) adds and removes models and instances with ids
+ *    that stay stable; each change bumps scene->version and stamps the model
+ *    or instance, so that a culler, a renderer or a picker can tell what
+ *    changed since they last looked.
+ *  - An editor applies shaped edits (a list of cells, a box, a sphere, the
+ *    grid cube at or beside a pick) to a model as one undoable step each,
+ *    keeping a journal of bounded size.
+ *
+ * After any sequence of edits a model holds exactly the voxels and colours
+ * of a bulk build of the resulting voxel list (tests/unit_edit.c). Errors as
+ * everywhere: a vxr_result and a one-line reason in err (may be NULL).
+ */
+#ifndef VXR_EDIT_H
+#define VXR_EDIT_H
+
+#include "vxr/pick.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- live octrees ---- */
+
+/* What one voxel edit did: had/old before, has/now after (attr values). */
+typedef struct vxr_voxel_change {
+    int32_t cell[3];
+    bool had;
+    uint32_t old;
+    bool has;
+    uint32_t now;
+} vxr_voxel_change;
+
+/* Turns an octree into its live form (laid out afresh, all of it noted as
+ * changed); a live one stays as it is. VXR_ERROR_MEMORY leaves it as it
+ * was. */
+vxr_result vxr_octree_make_live(vxr_octree *tree);
+
+/* Sets the voxel at (x, y, z) to attr (a palette index 1..255 or RGBA8, as
+ * tree->attr_size says), growing the root when the cell lies outside it;
+ * with paint_only, only an existing voxel changes. dest (may be NULL)
+ * receives what changed. The tree must be live. VXR_ERROR_LIMIT for a cell
+ * beyond +-2^20, VXR_ERROR_ARGUMENT for a bad attr or a compact tree,
+ * VXR_ERROR_MEMORY (the tree is then unusable until compacted). */
+vxr_result vxr_octree_set_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z, uint32_t attr,
+                                bool paint_only, vxr_voxel_change *dest);
+/* Clears the voxel at (x, y, z); nodes left empty go, and a tree left with
+ * no voxel is empty (depth 0, no nodes). As vxr_octree_set_voxel. */
+vxr_result vxr_octree_clear_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z,
+                                  vxr_voxel_change *dest);
+/* Clears leave vmin/vmax possibly wider than the voxels: this makes them
+ * tight again (a branch-and-bound descent per side). */
+void vxr_octree_refresh_bounds(vxr_octree *tree);
+
+/* Changed ranges since they were last taken: node slots (their node and
+ * brick_attr entry) and attributes, sorted and merged; `all` when
+ * everything must be taken as changed (a new layout). Valid until the next
+ * edit of the tree. */
+typedef struct vxr_span {
+    uint32_t start, count;
+} vxr_span;
+typedef struct vxr_octree_changes {
+    bool all;
+    const vxr_span *nodes;
+    uint32_t node_spans;
+    const vxr_span *attrs;
+    uint32_t attr_spans;
+} vxr_octree_changes;
+void vxr_octree_get_changes(vxr_octree *tree, vxr_octree_changes *dest);
+/* Forgets the changes listed so far (the renderer uploaded them). */
+void vxr_octree_changes_taken(vxr_octree *tree);
+
+/* The compact form of a tree (bulk build of its voxels) into dest. */
+vxr_result vxr_octree_compact_copy(const vxr_octree *tree, vxr_octree *dest, vxr_error *err);
+/* Replaces the tree by its compact form, made live again when `live`. */
+vxr_result vxr_octree_compact(vxr_octree *tree, bool live, vxr_error *err);
+/* A live copy of a tree (compact or live) into dest. */
+vxr_result vxr_octree_copy(const vxr_octree *tree, vxr_octree *dest);
+/* Node slots and attributes on the live form's free lists (0 when compact). */
+void vxr_octree_waste(const vxr_octree *tree, uint64_t *free_slots, uint64_t *free_attrs);
+
+/* ---- scenes that change ---- */
+
+/* Makes every model live: call once before editing (each model is laid out
+ * afresh, O(voxels)). */
+vxr_result vxr_scene_make_live(vxr_scene *scene);
+/* A new empty live model; *id is its index (a removed model's index may be
+ * reused). */
+vxr_result vxr_scene_add_model(vxr_scene *scene, uint32_t *id);
+/* Removes a model and every instance of it. */
+vxr_result vxr_scene_remove_model(vxr_scene *scene, uint32_t id);
+/* A new instance (checked as a loaded one); *id its index (a removed
+ * instance's index may be reused). */
+vxr_result vxr_scene_add_instance(vxr_scene *scene, const vxr_instance *in, uint32_t *id,
+                                  vxr_error *err);
+/* Replaces instance id's model, flags, transform and view distance. */
+vxr_result vxr_scene_set_instance(vxr_scene *scene, uint32_t id, const vxr_instance *in,
+                                  vxr_error *err);
+/* Removes an instance: it stays in the table, flagged VXR_INSTANCE_HIDDEN
+ * and VXR_INSTANCE_REMOVED. */
+vxr_result vxr_scene_remove_instance(vxr_scene *scene, uint32_t id);
+/* Gives an instance its own copy of its model to edit alone; *model (may
+ * be NULL) receives the copy's id. */
+vxr_result vxr_scene_own_model(vxr_scene *scene, uint32_t instance, uint32_t *model);
+/* Stamps a model as changed (its voxels: instances' bounds follow). */
+void vxr_scene_touch_model(vxr_scene *scene, uint32_t id);
+
+/* The attr value of a colour for the scene: RGBA8 in an RGBA scene, the
+ * nearest palette entry (squared RGB distance, ties to the lower index) in
+ * a paletted one. */
+uint32_t vxr_scene_color_value(const vxr_scene *scene, uint32_t rgba);
+
+/* ---- shaped, undoable edits ---- */
+
+typedef enum vxr_edit_op {
+    VXR_EDIT_SET = 1, /* the cells get value */
+    VXR_EDIT_CLEAR,   /* the cells become empty */
+    VXR_EDIT_PAINT    /* existing voxels among the cells get value */
+} vxr_edit_op;
+
+typedef enum vxr_edit_shape {
+    VXR_SHAPE_CELLS = 1, /* cells[count] (model cells) */
+    VXR_SHAPE_BOX,       /* lo <= cell < hi */
+    VXR_SHAPE_SPHERE     /* cells whose centre (c + 1/2) is within radius of centre */
+} vxr_edit_shape;
+
+typedef struct vxr_edit {
+    vxr_edit_op op;
+    uint32_t model;
+    uint32_t value; /* attr value (vxr_scene_color_value): palette index or RGBA8 */
+    vxr_edit_shape shape;
+    const int32_t (*cells)[3];
+    size_t count;
+    int32_t lo[3], hi[3];
+    double centre[3], radius;
+} vxr_edit;
+
+/* The grid cube a pick names, as a box edit of the picked instance's
+ * model: the cube itself (remove, paint), or with `beside` the cube across
+ * its entry face (place). VXR_ERROR_ARGUMENT without a hit, or beside a
+ * pick whose origin was inside (face -1). */
+vxr_result vxr_edit_pick_cube(const vxr_scene *scene, const vxr_pick *pick, bool beside,
+                              vxr_edit_op op, uint32_t value, vxr_edit *dest);
+
+typedef struct vxr_editor vxr_editor;
+
+/* What a step did. */
+typedef struct vxr_edit_result {
+    uint64_t changed; /* voxels whose presence or value changed */
+    double seconds;   /* CPU time of the step */
+} vxr_edit_result;
+
+/* An editor of scene (which it makes live) with a journal of at most
+ * journal_bytes (0: 64 MiB); older steps are forgotten when it is full. */
+vxr_result vxr_editor_create(vxr_scene *scene, size_t journal_bytes, vxr_editor **dest,
+                             vxr_error *err);
+/* NULL is a no-op. */
+void vxr_editor_destroy(vxr_editor *editor);
+/* Applies one edit as one undoable step (even when it changes nothing);
+ * the steps that could be redone are dropped. On failure the model holds
+ * what the step did up to then, the step is undoable, and err says why.
+ * result may be NULL. */
+vxr_result vxr_editor_apply(vxr_editor *editor, const vxr_edit *edit, vxr_edit_result *result,
+                            vxr_error *err);
+/* Undoes the last step / redoes the last undone one; *done is false when
+ * there is none. */
+vxr_result vxr_editor_undo(vxr_editor *editor, bool *done, vxr_error *err);
+vxr_result vxr_editor_redo(vxr_editor *editor, bool *done, vxr_error *err);
+/* Steps that can be undone and redone, and the journal's bytes. */
+void vxr_editor_depth(const vxr_editor *editor, uint32_t *undo, uint32_t *redo, size_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,182 @@
+/* Scenes that change (vxr/edit.h): models and instances added, removed and
+ * replaced with stable ids, each change stamped with a new version. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "vxr/edit.h"
+
+/* Grows an array of n elements of elem bytes to hold need (doubling). */
+static bool grow(void **p, uint32_t cap, uint32_t need, size_t elem) {
+    void *q = realloc(*p, (size_t)need * elem);
+    if (!q) return false;
+    memset((char *)q + (size_t)cap * elem, 0, (size_t)(need - cap) * elem);
+    *p = q;
+    return true;
+}
+
+static bool reserve_models(vxr_scene *s, uint32_t need) {
+    if (need <= s->model_capacity) return true;
+    uint32_t cap = s->model_capacity * 2 > need ? s->model_capacity * 2 : need;
+    if (!grow((void **)&s->models, s->model_capacity, cap, sizeof *s->models) ||
+        !grow((void **)&s->model_version, s->model_capacity, cap, sizeof *s->model_version))
+        return false;
+    s->model_capacity = cap;
+    return true;
+}
+
+static bool reserve_instances(vxr_scene *s, uint32_t need) {
+    if (need <= s->instance_capacity) return true;
+    uint32_t cap = s->instance_capacity * 2 > need ? s->instance_capacity * 2 : need;
+    if (!grow((void **)&s->instances, s->instance_capacity, cap, sizeof *s->instances) ||
+        !grow((void **)&s->instance_version, s->instance_capacity, cap,
+              sizeof *s->instance_version))
+        return false;
+    s->instance_capacity = cap;
+    return true;
+}
+
+void vxr_scene_touch_model(vxr_scene *s, uint32_t id) {
+    s->model_version[id] = ++s->version;
+}
+
+static void touch_instance(vxr_scene *s, uint32_t id) {
+    s->instance_version[id] = ++s->version;
+}
+
+vxr_result vxr_scene_make_live(vxr_scene *s) {
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        if (s->models[i].live) continue;
+        vxr_result r = vxr_octree_make_live(&s->models[i]);
+        if (r != VXR_OK) return r;
+        vxr_scene_touch_model(s, i);
+    }
+    return VXR_OK;
+}
+
+/* A removed model: empty and not live (what vxr_scene_add_model reuses). */
+static bool model_free(const vxr_scene *s, uint32_t i) {
+    return !s->models[i].live && s->models[i].node_count == 0 && s->models[i].attr_size == 0;
+}
+
+vxr_result vxr_scene_add_model(vxr_scene *s, uint32_t *id) {
+    uint32_t i = 0;
+    while (i < s->model_count && !model_free(s, i)) i++;
+    if (i == s->model_count && (s->model_count == UINT32_MAX || !reserve_models(s, i + 1)))
+        return VXR_ERROR_MEMORY;
+    vxr_octree t = {.attr_size = s->attr_size};
+    vxr_result r = vxr_octree_make_live(&t);
+    if (r != VXR_OK) return r;
+    s->models[i] = t;
+    if (i == s->model_count) s->model_count++;
+    vxr_scene_touch_model(s, i);
+    *id = i;
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_remove_model(vxr_scene *s, uint32_t id) {
+    if (id >= s->model_count || model_free(s, id)) return VXR_ERROR_ARGUMENT;
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        if (s->instances[i].model == id && !(s->instances[i].flags & VXR_INSTANCE_REMOVED))
+            vxr_scene_remove_instance(s, i);
+    vxr_octree_free(&s->models[id]); /* zeroed: free */
+    vxr_scene_touch_model(s, id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_add_instance(vxr_scene *s, const vxr_instance *in, uint32_t *id,
+                                  vxr_error *err) {
+    uint32_t i = 0;
+    while (i < s->instance_count && !(s->instances[i].flags & VXR_INSTANCE_REMOVED)) i++;
+    bool appended = i == s->instance_count;
+    if (appended) {
+        if (i == UINT32_MAX || !reserve_instances(s, i + 1))
+            return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+        s->instances[i].flags = VXR_INSTANCE_HIDDEN | VXR_INSTANCE_REMOVED;
+        s->instance_count++;
+    }
+    vxr_result r = vxr_scene_set_instance(s, i, in, err);
+    if (r != VXR_OK && appended) s->instance_count--;
+    if (r == VXR_OK) *id = i;
+    return r;
+}
+
+vxr_result vxr_scene_set_instance(vxr_scene *s, uint32_t id, const vxr_instance *in,
+                                  vxr_error *err) {
+    if (id >= s->instance_count)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "no instance %u (of %u)", id, s->instance_count);
+    vxr_result r = vxr_instance_check(in, id, s->model_count, err);
+    if (r != VXR_OK) return r;
+    if (model_free(s, in->model))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "model %u was removed", in->model);
+    s->instances[id] = *in;
+    s->instances[id].flags &= ~(uint32_t)VXR_INSTANCE_REMOVED;
+    touch_instance(s, id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_remove_instance(vxr_scene *s, uint32_t id) {
+    if (id >= s->instance_count) return VXR_ERROR_ARGUMENT;
+    s->instances[id].flags |= VXR_INSTANCE_HIDDEN | VXR_INSTANCE_REMOVED;
+    touch_instance(s, id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_own_model(vxr_scene *s, uint32_t instance, uint32_t *model) {
+    if (instance >= s->instance_count) return VXR_ERROR_ARGUMENT;
+    uint32_t id;
+    vxr_result r = vxr_scene_add_model(s, &id);
+    if (r != VXR_OK) return r;
+    vxr_octree copy;
+    /* the source's index may have moved with the models array */
+    r = vxr_octree_copy(&s->models[s->instances[instance].model], &copy);
+    if (r != VXR_OK) {
+        vxr_scene_remove_model(s, id);
+        return r;
+    }
+    vxr_octree_free(&s->models[id]);
+    s->models[id] = copy;
+    vxr_scene_touch_model(s, id);
+    s->instances[instance].model = id;
+    touch_instance(s, instance);
+    if (model) *model = id;
+    return VXR_OK;
+}
+
+uint32_t vxr_scene_color_value(const vxr_scene *s, uint32_t rgba) {
+    if (s->attr_size == 4) return rgba | 0xff000000u;
+    uint32_t best = 1;
+    int64_t best_d = INT64_MAX;
+    for (uint32_t i = 1; i < VXR_PALETTE_SIZE; i++) {
+        int64_t d = 0;
+        for (int k = 0; k < 3; k++) {
+            int64_t a = (int64_t)(rgba >> (8 * k) & 255u),
+                    b = (int64_t)(s->palette[i] >> (8 * k) & 255u);
+            d += (a - b) * (a - b);
+        }
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+vxr_result vxr_edit_pick_cube(const vxr_scene *s, const vxr_pick *p, bool beside, vxr_edit_op op,
+                              uint32_t value, vxr_edit *dest) {
+    memset(dest, 0, sizeof *dest);
+    if (!p->hit || p->instance >= s->instance_count || (beside && p->face < 0))
+        return VXR_ERROR_ARGUMENT;
+    dest->op = op;
+    dest->model = s->instances[p->instance].model;
+    dest->value = value;
+    dest->shape = VXR_SHAPE_BOX;
+    for (int k = 0; k < 3; k++) {
+        /* faces 0, 1 are -x, +x; 2, 3 -y, +y; 4 +z (top), 5 -z */
+        int32_t step = 0;
+        if (beside && p->face / 2 == k) step = (k < 2 ? p->face % 2 == 1 : p->face == 4) ? 1 : -1;
+        dest->lo[k] = p->voxel[k] + step * (int32_t)p->size;
+        dest->hi[k] = dest->lo[k] + (int32_t)p->size;
+    }
+    return VXR_OK;
+}
