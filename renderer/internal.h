@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "vxr/renderer.h"
+#include "vxr/scene.h"
 
 /* Every Vulkan function the renderer calls, by the level it is loaded at. */
 #define VXR_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties)
@@ -106,18 +107,76 @@ typedef struct vxr_buf {
 /* What a dispatch traces: a frame, a frame with pick records, a ray batch. */
 typedef enum vxr_mode { VXR_MODE_FRAME, VXR_MODE_PICKS, VXR_MODE_RAYS, VXR_MODES } vxr_mode;
 
+/* The octree data of a scene, in three sections (nodes, brick attribute
+ * bases, attribute words), each split over chunk buffers of 2^shift
+ * elements bound at first .. first + bindings - 1. Each model owns a range
+ * of each section with room to grow (renderer/update.c). */
+enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SECTIONS };
+
+typedef struct vxr_range {
+    uint64_t start, count;
+} vxr_range;
+
+typedef struct vxr_section {
+    uint32_t first, bindings; /* first binding, the most chunks */
+    uint32_t elem, shift;     /* bytes per element; elements per chunk: 2^shift */
+    uint64_t capacity;        /* elements in the chunk buffers */
+    vxr_range *free;          /* free ranges, sorted and coalesced */
+    uint32_t free_count, free_cap;
+} vxr_section;
+
+/* Where one model lives on the GPU. */
+typedef struct vxr_resident {
+    uint64_t base[VXR_SECTIONS], cap[VXR_SECTIONS], used[VXR_SECTIONS]; /* elements */
+    uint64_t version; /* the model_version uploaded */
+    bool placed, empty;
+} vxr_resident;
+
+/* A Vulkan object that goes once the GPU is done with it: after
+ * vxr_renderer_complete(serial) (or destroy). */
+typedef struct vxr_retired {
+    uint64_t serial;
+    vxr_buf buf;
+    VkBufferView view;
+    VkDescriptorPool pool;
+    VkPipeline pipeline;
+} vxr_retired;
+
+/* Host-visible staging memory used as a ring: [tail, head) is in flight,
+ * marked by the serial of the update that wrote it. */
+typedef struct vxr_ring {
+    vxr_buf buf;
+    uint64_t head, tail; /* running byte counts; position = count % size */
+    struct {
+        uint64_t serial, end;
+    } * marks;
+    uint32_t mark_first, mark_count, mark_cap;
+} vxr_ring;
+
 struct vxr_renderer {
     vxr_context *ctx;
+    const vxr_scene *scene;              /* the one updates take */
     vxr_buf buf[VXR_SCENE_BINDINGS];     /* zero where a chunk is unused */
-    vxr_buf staging[VXR_SCENE_BINDINGS]; /* until vxr_renderer_upload_done */
+    vxr_buf staging[VXR_SCENE_BINDINGS]; /* creation's, until vxr_renderer_upload_done */
     VkBufferView view[VXR_SCENE_BINDINGS];
     VkDescriptorPool pool;
     VkDescriptorSet set;
     VkPipeline pipeline[VXR_GRID_LEVELS][VXR_MODES]; /* made on first use */
     vxr_spec spec;                                   /* grid_level, picks, rays set per pipeline */
     uint32_t bvh_nodes;
-    float grid_pad[VXR_GRID_LEVELS];      /* vxr_bvh_grid_pad per grid level */
-    uint32_t instance_count, model_count; /* of the scene, for instance updates */
+    float grid_pad[VXR_GRID_LEVELS]; /* vxr_bvh_grid_pad per grid level */
+    vxr_section sec[VXR_SECTIONS];
+    vxr_resident *res;                    /* model_cap of them */
+    vxr_gpu_model *model_rec;             /* the model table as uploaded, model_cap */
+    vxr_gpu_instance *inst_rec;           /* the instance table as uploaded, instance_cap */
+    uint32_t model_count, instance_count; /* in the tables */
+    uint32_t model_cap, instance_cap;     /* records the table buffers hold */
+    uint64_t scene_version;               /* of the last update */
+    vxr_ring ring;
+    uint64_t serial;    /* of the last update that recorded work */
+    uint64_t completed; /* the host said: updates up to this serial completed */
+    vxr_retired *retired;
+    uint32_t retired_count, retired_cap;
 };
 
 struct vxr_target {
@@ -180,6 +239,24 @@ vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSi
                           vxr_error *err);
 /* Destroys the pipelines a renderer made. */
 void vxr_renderer_pipelines_destroy(vxr_renderer *r);
+
+/* renderer/upload.c: the texel format of a binding of set 0; a new
+ * descriptor set over r->buf (views made for the buffers that have none). */
+VkFormat vxr_binding_format(uint32_t b);
+vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err);
+/* renderer/update.c: places a model's ranges (with headroom when live);
+ * false when a section has no free range that large. */
+bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);
+/* The elements a model needs in each section. */
+void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
+/* Copies elements [start, start + count) of a model's section (zero past
+ * its data) into dest. */
+void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t count, void *dest);
+/* The model table record of model i as placed (zero for a removed one). */
+void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,
+                               vxr_gpu_model *dest);
+/* Frees the renderer's update state (ranges, ring, retired objects). */
+void vxr_renderer_update_free(vxr_renderer *r);
 
 /* The embedded SPIR-V of shaders/trace.comp. */
 extern const uint32_t vxr_trace_spv[];

@@ -1,11 +1,11 @@
-/* A scene on the GPU: the blob's sections in texel buffers (large ones
- * split over several bindings), the instance hierarchy of vxr/bvh.h, and
- * the specialisation of the compute pipeline for the scene's split and
- * attribute size. */
+/* A scene on the GPU: the model and instance tables, the palette, the
+ * instance hierarchy of vxr/bvh.h and the octree sections in texel buffers
+ * (large ones split over several bindings, each model in ranges of its
+ * own: renderer/update.c), and the specialisation of the compute pipeline
+ * for the scene's split and attribute size. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "vxr/blob.h"
 #include "vxr/bvh.h"
 
 /* The workgroup: 8 x 8 pixels, a row being one SIMD vector on lavapipe. */
@@ -38,8 +38,9 @@ static vxr_result upload_cap(vxr_renderer *r, uint32_t b, const void *data, uint
     const VkMemoryPropertyFlags mapped = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    VkBufferUsageFlags usage =
-        VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    /* transfers both ways: updates write it and move models out of it */
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     vxr_result res = vxr_buf_create(c, capacity, usage,
                                     c->force_staging ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : mapped,
                                     0, &r->buf[b], err);
@@ -76,7 +77,7 @@ static vxr_result upload_split(vxr_renderer *r, uint32_t first, const uint8_t *d
 }
 
 /* The texel format of a binding of set 0 (vxr_layout.h). */
-static VkFormat binding_format(uint32_t b) {
+VkFormat vxr_binding_format(uint32_t b) {
     if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH)
         return VK_FORMAT_R32G32B32A32_UINT;
     if (b >= VXR_BIND_NODES && b < VXR_BIND_NODES + VXR_NODE_CHUNKS) return VK_FORMAT_R32G32_UINT;
@@ -91,17 +92,19 @@ static uint32_t section_of(uint32_t b) {
                                  : b;
 }
 
-static vxr_result create_set(vxr_renderer *r, vxr_error *err) {
+vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
     VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VXR_SCENE_BINDINGS};
-    vxr_result res = vxr_set_create(c, VXR_SET_SCENE, &ps, 1, &r->pool, &r->set, err);
-    if (res != VXR_OK) return res;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    vxr_result res = vxr_set_create(c, VXR_SET_SCENE, &ps, 1, &pool, &set, err);
+    if (res != VXR_OK) goto fail;
     VkWriteDescriptorSet w[VXR_SCENE_BINDINGS];
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
-        if (!r->buf[b].buffer) continue;
+        if (!r->buf[b].buffer || r->view[b]) continue;
         VkBufferViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
                                      .buffer = r->buf[b].buffer,
-                                     .format = binding_format(b),
+                                     .format = vxr_binding_format(b),
                                      .range = VK_WHOLE_SIZE};
         VXR_VK_TRY(c, err, c->vk.vkCreateBufferView(c->device, &vi, NULL, &r->view[b]));
     }
@@ -109,14 +112,18 @@ static vxr_result create_set(vxr_renderer *r, vxr_error *err) {
         /* an unused chunk binding shows its section's first chunk */
         uint32_t src = r->view[b] ? b : section_of(b);
         w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = r->set,
+                                      .dstSet = set,
                                       .dstBinding = b,
                                       .descriptorCount = 1,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
                                       .pTexelBufferView = &r->view[src]};
     }
     c->vk.vkUpdateDescriptorSets(c->device, VXR_SCENE_BINDINGS, w, 0, NULL);
+    r->pool = pool; /* the caller retired the old one */
+    r->set = set;
+    return VXR_OK;
 fail:
+    if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, NULL);
     return res;
 }
 
@@ -128,51 +135,98 @@ static void take_hierarchy(vxr_renderer *r, const vxr_bvh *bvh) {
         r->grid_pad[level] = vxr_bvh_grid_pad(bvh, 1u << level);
 }
 
-/* Refuses scenes whose tables do not fit one binding or whose octree
- * sections need more chunks than the shader has bindings for; fills the
- * scene's part of r->spec. */
-static vxr_result plan_bindings(vxr_renderer *r, const vxr_blob_header *h, uint64_t attr_words,
-                                vxr_error *err) {
+/* Refuses tables that do not fit one binding; sets up the sections
+ * (chunk sizes) and the scene's part of r->spec. */
+static vxr_result plan_bindings(vxr_renderer *r, const vxr_scene *s, vxr_error *err) {
     vxr_context *c = r->ctx;
     const uint64_t texels = c->props.limits.maxTexelBufferElements;
     const struct {
         const char *what;
         uint64_t texels;
-    } tables[] = {{"instance table", (uint64_t)h->instance_count * VXR_INSTANCE_TEXELS},
-                  {"model table", (uint64_t)h->model_count * VXR_MODEL_TEXELS},
-                  {"instance hierarchy", vxr_bvh_node_bound(h->instance_count) * VXR_BVH_TEXELS},
-                  {"instance list", h->instance_count}};
+    } tables[] = {{"instance table", (uint64_t)s->instance_count * VXR_INSTANCE_TEXELS},
+                  {"model table", (uint64_t)s->model_count * VXR_MODEL_TEXELS},
+                  {"instance hierarchy", vxr_bvh_node_bound(s->instance_count) * VXR_BVH_TEXELS},
+                  {"instance list", s->instance_count}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (tables[i].texels > texels)
             return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                                 "the scene's %s needs %llu texels, more than one binding's %llu",
                                 tables[i].what, (unsigned long long)tables[i].texels,
                                 (unsigned long long)texels);
-    vxr_spec *s = &r->spec;
-    s->local_x = LOCAL_X;
-    s->local_y = LOCAL_Y;
-    s->attr_size = h->attr_size;
-    s->node_shift = chunk_shift(c->max_binding, sizeof(vxr_node), texels);
-    s->battr_shift = chunk_shift(c->max_binding, sizeof(uint32_t), texels);
-    s->attr_shift = chunk_shift(c->max_binding, sizeof(uint32_t), texels);
-    s->node_chunks = chunk_count(h->node_count, s->node_shift);
-    s->battr_chunks = chunk_count(h->brick_count, s->battr_shift);
-    s->attr_chunks = chunk_count(attr_words, s->attr_shift);
-    const struct {
-        const char *what;
-        uint64_t bytes;
-        uint32_t chunks, bindings;
-    } split[] = {
-        {"octree nodes", (uint64_t)h->node_count * sizeof(vxr_node), s->node_chunks,
-         VXR_NODE_CHUNKS},
-        {"brick attribute bases", (uint64_t)h->brick_count * 4, s->battr_chunks, VXR_BATTR_CHUNKS},
-        {"voxel attributes", attr_words * 4, s->attr_chunks, VXR_ATTR_CHUNKS}};
-    for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
-        if (split[i].chunks > split[i].bindings)
+    /* room to add models and instances without a new table */
+    uint64_t models = s->model_count + s->model_count / 4 + 4,
+             instances = s->instance_count + s->instance_count / 4 + 4;
+    if (models * VXR_MODEL_TEXELS > texels) models = s->model_count;
+    if (vxr_bvh_node_bound((uint32_t)(instances > UINT32_MAX ? UINT32_MAX : instances)) *
+            VXR_BVH_TEXELS >
+        texels)
+        instances = s->instance_count;
+    r->model_cap = (uint32_t)models;
+    r->instance_cap = (uint32_t)instances;
+    static const uint32_t first[VXR_SECTIONS] = {VXR_BIND_NODES, VXR_BIND_BATTR, VXR_BIND_ATTRS},
+                          bindings[VXR_SECTIONS] = {VXR_NODE_CHUNKS, VXR_BATTR_CHUNKS,
+                                                    VXR_ATTR_CHUNKS},
+                          elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4};
+    for (int k = 0; k < VXR_SECTIONS; k++)
+        r->sec[k] = (vxr_section){
+            first[k], bindings[k], elem[k], chunk_shift(c->max_binding, elem[k], texels),
+            0,        NULL,        0,       0};
+    vxr_spec *sp = &r->spec;
+    sp->local_x = LOCAL_X;
+    sp->local_y = LOCAL_Y;
+    sp->attr_size = s->attr_size;
+    sp->node_shift = r->sec[VXR_SEC_NODES].shift;
+    sp->battr_shift = r->sec[VXR_SEC_BATTR].shift;
+    sp->attr_shift = r->sec[VXR_SEC_ATTRS].shift;
+    return VXR_OK;
+}
+
+/* Places every model, sizes the sections (with room to grow when a model
+ * is live) and writes their contents into host arrays. */
+static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[VXR_SECTIONS],
+                               vxr_error *err) {
+    vxr_context *c = r->ctx;
+    uint64_t total[VXR_SECTIONS] = {0};
+    bool live = false;
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        uint64_t need[VXR_SECTIONS];
+        vxr_model_needs(&s->models[i], need);
+        live |= s->models[i].live != NULL;
+        for (int k = 0; k < VXR_SECTIONS; k++)
+            total[k] += s->models[i].live ? need[k] + need[k] / 2 + 64 : need[k];
+    }
+    static const char *what[VXR_SECTIONS] = {"octree nodes", "brick attribute bases",
+                                             "voxel attributes"};
+    for (int k = 0; k < VXR_SECTIONS; k++) {
+        vxr_section *sec = &r->sec[k];
+        uint64_t limit = (uint64_t)sec->bindings << sec->shift;
+        if (k == VXR_SEC_ATTRS && limit > (1ull << 30)) limit = 1ull << 30; /* byte bases */
+        if (k != VXR_SEC_ATTRS && limit > UINT32_MAX) limit = UINT32_MAX;
+        if (total[k] > limit)
             return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                                 "the scene's %s need %llu bytes, more than %u bindings of %llu",
-                                split[i].what, (unsigned long long)split[i].bytes,
-                                split[i].bindings, (unsigned long long)c->max_binding);
+                                what[k], (unsigned long long)(total[k] * sec->elem), sec->bindings,
+                                (unsigned long long)c->max_binding);
+        uint64_t cap = total[k] + (live ? total[k] / 4 + 4096 : 0);
+        sec->capacity = cap < limit ? cap : limit;
+        if (sec->capacity == 0) sec->capacity = 1;
+        if (!(sec->free = malloc(sizeof *sec->free)) ||
+            !(host[k] = calloc(sec->capacity, sec->elem)))
+            return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+        sec->free[0] = (vxr_range){0, sec->capacity};
+        sec->free_count = sec->free_cap = 1;
+    }
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        const vxr_octree *m = &s->models[i];
+        if (!vxr_resident_place(r, i, m))
+            return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "placing model %u", i);
+        vxr_resident *res = &r->res[i];
+        for (int k = 0; k < VXR_SECTIONS; k++)
+            vxr_model_section(m, k, 0, res->used[k],
+                              (uint8_t *)host[k] + res->base[k] * r->sec[k].elem);
+        res->version = s->model_version[i];
+        vxr_renderer_model_record(r, s, i, &r->model_rec[i]);
+    }
     return VXR_OK;
 }
 
@@ -180,55 +234,54 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
                                vxr_renderer **dest, vxr_error *err) {
     *dest = NULL;
     vxr_renderer *r = calloc(1, sizeof *r);
-    uint8_t *blob = NULL;
+    void *host[VXR_SECTIONS] = {NULL};
     vxr_bvh bvh = {0};
     if (!r) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     r->ctx = c;
+    r->scene = s;
     r->instance_count = s->instance_count;
     r->model_count = s->model_count;
-    vxr_result res = VXR_OK;
-    if (!(blob = malloc(vxr_scene_blob_size(s)))) {
+    r->scene_version = s->version;
+    vxr_result res = plan_bindings(r, s, err);
+    if (res != VXR_OK) goto fail;
+    r->res = calloc(r->model_cap, sizeof *r->res);
+    r->model_rec = calloc(r->model_cap, sizeof *r->model_rec);
+    r->inst_rec = calloc(r->instance_cap, sizeof *r->inst_rec);
+    if (!r->res || !r->model_rec || !r->inst_rec) {
         res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
         goto fail;
     }
-    vxr_scene_write_blob(s, blob);
-    vxr_blob_header h;
-    memcpy(&h, blob, sizeof h);
-    /* the blob's instance section is the records the hierarchy is built from */
-    if ((res = vxr_bvh_build(s, (const vxr_gpu_instance *)(blob + h.instances_offset), &bvh))) {
+    if ((res = place_models(r, s, host, err)) != VXR_OK) goto fail;
+    vxr_instance_records(s, r->inst_rec);
+    if ((res = vxr_bvh_build(s, r->inst_rec, &bvh))) {
         vxr_ctx_fail(c, err, res, "the instance hierarchy: %s", vxr_result_string(res));
         goto fail;
     }
     take_hierarchy(r, &bvh);
-    uint64_t attr_words = 0;
-    for (uint32_t i = 0; i < s->model_count; i++)
-        attr_words += (uint64_t)s->models[i].voxel_count * s->attr_size;
-    attr_words = (attr_words + 3) / 4;
-    if ((res = plan_bindings(r, &h, attr_words, err)) != VXR_OK) goto fail;
+    vxr_spec *sp = &r->spec;
+    sp->node_chunks = chunk_count(r->sec[VXR_SEC_NODES].capacity, sp->node_shift);
+    sp->battr_chunks = chunk_count(r->sec[VXR_SEC_BATTR].capacity, sp->battr_shift);
+    sp->attr_chunks = chunk_count(r->sec[VXR_SEC_ATTRS].capacity, sp->attr_shift);
 
-    /* Tables stay in one binding each; the octree sections may split. The
-     * hierarchy's buffers have room for every instance: updates reuse them. */
-    const vxr_spec *sp = &r->spec;
-    if ((res = upload_cap(r, VXR_BIND_MODELS, blob + h.models_offset,
-                          (uint64_t)h.model_count * sizeof(vxr_gpu_model),
-                          (uint64_t)h.model_count * sizeof(vxr_gpu_model), cmd, err)) ||
-        (res = upload_cap(r, VXR_BIND_INSTANCES, blob + h.instances_offset,
-                          (uint64_t)h.instance_count * sizeof(vxr_gpu_instance),
-                          (uint64_t)h.instance_count * sizeof(vxr_gpu_instance), cmd, err)) ||
-        (res = upload_cap(r, VXR_BIND_PALETTE, blob + h.palette_offset, VXR_PALETTE_SIZE * 4,
+    /* Tables stay in one binding each; the octree sections may split. */
+    if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
+                          (uint64_t)s->model_count * sizeof(vxr_gpu_model),
+                          (uint64_t)r->model_cap * sizeof(vxr_gpu_model), cmd, err)) ||
+        (res = upload_cap(r, VXR_BIND_INSTANCES, r->inst_rec,
+                          (uint64_t)s->instance_count * sizeof(vxr_gpu_instance),
+                          (uint64_t)r->instance_cap * sizeof(vxr_gpu_instance), cmd, err)) ||
+        (res = upload_cap(r, VXR_BIND_PALETTE, s->palette, VXR_PALETTE_SIZE * 4,
                           VXR_PALETTE_SIZE * 4, cmd, err)) ||
         (res = upload_cap(
              r, VXR_BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
-             vxr_bvh_node_bound(s->instance_count) * sizeof(vxr_gpu_bvh_node), cmd, err)) ||
+             vxr_bvh_node_bound(r->instance_cap) * sizeof(vxr_gpu_bvh_node), cmd, err)) ||
         (res = upload_cap(r, VXR_BIND_ITEMS, bvh.items, (uint64_t)bvh.item_count * 4,
-                          (uint64_t)s->instance_count * 4, cmd, err)) ||
-        (res = upload_split(r, VXR_BIND_NODES, blob + h.nodes_offset, h.node_count,
-                            sizeof(vxr_node), sp->node_shift, cmd, err)) ||
-        (res = upload_split(r, VXR_BIND_BATTR, blob + h.brick_attr_offset, h.brick_count, 4,
-                            sp->battr_shift, cmd, err)) ||
-        (res = upload_split(r, VXR_BIND_ATTRS, blob + h.attrs_offset, attr_words, 4, sp->attr_shift,
-                            cmd, err)))
+                          (uint64_t)r->instance_cap * 4, cmd, err)))
         goto fail;
+    for (int k = 0; k < VXR_SECTIONS; k++)
+        if ((res = upload_split(r, r->sec[k].first, host[k], r->sec[k].capacity, r->sec[k].elem,
+                                r->sec[k].shift, cmd, err)))
+            goto fail;
     bool staged = false;
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++)
         staged |= r->staging[b].buffer != VK_NULL_HANDLE;
@@ -242,15 +295,15 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     }
     /* the voxel pipeline now, so that a shader the device rejects shows here */
     VkPipeline pipeline;
-    if ((res = create_set(r, err)) != VXR_OK ||
+    if ((res = vxr_renderer_bind(r, err)) != VXR_OK ||
         (res = vxr_renderer_pipeline(r, 0, VXR_MODE_FRAME, &pipeline, err)) != VXR_OK)
         goto fail;
-    free(blob);
+    for (int k = 0; k < VXR_SECTIONS; k++) free(host[k]);
     vxr_bvh_free(&bvh);
     *dest = r;
     return VXR_OK;
 fail:
-    free(blob);
+    for (int k = 0; k < VXR_SECTIONS; k++) free(host[k]);
     vxr_bvh_free(&bvh);
     vxr_renderer_destroy(r);
     return res;
@@ -271,18 +324,17 @@ static void update_binding(vxr_renderer *r, uint32_t b, const void *data, uint64
 vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, VkCommandBuffer cmd,
                                          vxr_error *err) {
     vxr_context *c = r->ctx;
-    if (!cmd || s->instance_count != r->instance_count || s->model_count != r->model_count)
+    if (!cmd || s != r->scene || s->instance_count != r->instance_count ||
+        s->model_count != r->model_count)
         return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
                             "instance update: needs a command buffer and the scene the renderer "
                             "was created from");
     size_t table = (size_t)s->instance_count * sizeof(vxr_gpu_instance);
-    vxr_gpu_instance *records = malloc(table ? table : 1);
-    if (!records) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+    vxr_gpu_instance *records = r->inst_rec;
     vxr_instance_records(s, records);
     vxr_bvh bvh;
     vxr_result res = vxr_bvh_build(s, records, &bvh);
     if (res != VXR_OK) {
-        free(records);
         return vxr_ctx_fail(c, err, res, "the instance hierarchy: %s", vxr_result_string(res));
     }
     take_hierarchy(r, &bvh);
@@ -302,7 +354,6 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     vxr_bvh_free(&bvh);
-    free(records);
     return VXR_OK;
 }
 
@@ -313,6 +364,7 @@ void vxr_renderer_upload_done(vxr_renderer *r) {
 void vxr_renderer_destroy(vxr_renderer *r) {
     if (!r) return;
     vxr_context *c = r->ctx;
+    vxr_renderer_update_free(r);
     vxr_renderer_pipelines_destroy(r);
     if (r->pool) c->vk.vkDestroyDescriptorPool(c->device, r->pool, NULL);
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
@@ -320,5 +372,9 @@ void vxr_renderer_destroy(vxr_renderer *r) {
         vxr_buf_destroy(c, &r->buf[b]);
         vxr_buf_destroy(c, &r->staging[b]);
     }
+    for (int k = 0; k < VXR_SECTIONS; k++) free(r->sec[k].free);
+    free(r->res);
+    free(r->model_rec);
+    free(r->inst_rec);
     free(r);
 }

@@ -4,7 +4,9 @@
  * bulk build of the oracle's list; undo and redo walk back and forth
  * through the states; a single-voxel edit touches O(depth) nodes. */
 #include <math.h>
+#include "vxr/cull.h"
 #include "vxr/edit.h"
+#include "vxr/spheres.h"
 #include "vxr/formats.h"
 #include "vxr_test.h"
 
@@ -368,5 +370,86 @@ static void test_editor(void) {
     vxr_scene_destroy(s);
 }
 
+/* Instances whose culled flag is not what brute force says for eye. */
+static uint32_t cull_errors(const vxr_scene *s, const float eye[3]) {
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        bool culled = false;
+        if (!(in->flags & VXR_INSTANCE_HIDDEN) && isfinite(in->view_distance)) {
+            float lo[3], hi[3], c[3];
+            vxr_instance_world_bounds(s, i, lo, hi);
+            for (int k = 0; k < 3; k++) c[k] = 0.5f * (lo[k] + hi[k]);
+            culled = !vxr_sphere_contains(c, in->view_distance, eye);
+        }
+        bad += culled != ((in->flags & VXR_INSTANCE_CULLED) != 0);
+    }
+    return bad;
+}
+
+/* The culler follows a changing scene: instances moved, added, removed,
+ * hidden, given finite or infinite view distances, and models that grow. */
+static void test_culler_follows(void) {
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_load(VXR_TEST_DATA "/mmmm__scene_store8.vox", &s, NULL) == VXR_OK);
+    if (!s) return;
+    vxr_editor *e = NULL;
+    CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
+    for (uint32_t i = 0; i < s->instance_count; i++) s->instances[i].view_distance = 60.0f;
+    vxr_culler *c = NULL;
+    CHECK(vxr_culler_create(s, &c) == VXR_OK);
+    uint32_t worst = 0;
+    for (int step = 0; step < 400; step++) {
+        uint32_t i = rnd() % s->instance_count;
+        vxr_instance in = s->instances[i];
+        in.flags &= VXR_INSTANCE_HIDDEN;
+        switch (rnd() % 6) {
+        case 0: /* move */
+            for (int k = 0; k < 3; k++) in.transform.translation[k] += (float)(rnd() % 41) - 20.0f;
+            CHECK(vxr_scene_set_instance(s, i, &in, NULL) == VXR_OK);
+            break;
+        case 1: /* a new one */
+            in.view_distance = rnd() % 4 ? (float)(rnd() % 100) : INFINITY;
+            in.flags = 0;
+            CHECK(vxr_scene_add_instance(s, &in, &i, NULL) == VXR_OK);
+            break;
+        case 2:
+            if (s->instance_count > 4) CHECK(vxr_scene_remove_instance(s, i) == VXR_OK);
+            break;
+        case 3: /* hide, show, another distance */
+            in.flags ^= VXR_INSTANCE_HIDDEN;
+            in.view_distance = rnd() % 3 ? (float)(rnd() % 100) : INFINITY;
+            if (in.model < s->model_count && s->models[in.model].attr_size)
+                CHECK(vxr_scene_set_instance(s, i, &in, NULL) == VXR_OK);
+            break;
+        default: { /* grow the model far out, or carve it */
+            vxr_edit ed = {.op = rnd() % 2 ? VXR_EDIT_SET : VXR_EDIT_CLEAR,
+                           .model = s->instances[i].model,
+                           .value = 7,
+                           .shape = VXR_SHAPE_BOX};
+            for (int k = 0; k < 3; k++) {
+                ed.lo[k] = (int32_t)(rnd() % 200) - 100;
+                ed.hi[k] = ed.lo[k] + 1 + (int32_t)(rnd() % 6);
+            }
+            if (s->models[ed.model].attr_size)
+                CHECK(vxr_editor_apply(e, &ed, NULL, NULL) == VXR_OK);
+        }
+        }
+        float eye[3] = {(float)(rnd() % 200) - 100.0f, (float)(rnd() % 200) - 100.0f,
+                        (float)(rnd() % 100)};
+        uint32_t visible;
+        CHECK(vxr_culler_update(c, s, eye, &visible, NULL) == VXR_OK);
+        uint32_t bad = cull_errors(s, eye), expect = 0;
+        for (uint32_t k = 0; k < s->instance_count; k++)
+            expect += !(s->instances[k].flags & (VXR_INSTANCE_HIDDEN | VXR_INSTANCE_CULLED));
+        CHECK_EQ_INT(visible, expect);
+        if (bad > worst) worst = bad;
+    }
+    CHECK_EQ_INT(worst, 0);
+    vxr_culler_destroy(c);
+    vxr_editor_destroy(e);
+    vxr_scene_destroy(s);
+}
+
 VXR_TEST_MAIN(TEST(test_random_edits), TEST(test_real_models), TEST(test_edit_cost),
-              TEST(test_editor))
+              TEST(test_editor), TEST(test_culler_follows))

@@ -165,6 +165,56 @@ vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkComma
  * VXR_ERROR_ARGUMENT for another scene or no cmd, VXR_ERROR_MEMORY. */
 vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *scene,
                                          VkCommandBuffer cmd, vxr_error *err);
+/* What vxr_renderer_update did. */
+typedef struct vxr_update_info {
+    uint64_t serial;       /* this update's serial, for vxr_renderer_complete */
+    uint64_t upload_bytes; /* copied from the host (staging) */
+    uint64_t moved_bytes;  /* copied on the GPU: models that outgrew their ranges, new layouts */
+    uint32_t models;       /* models whose octree data was written */
+    uint32_t instances;    /* instance records written */
+    bool hierarchy;        /* the instance hierarchy was rebuilt and uploaded */
+    bool relayout;         /* a section was laid out afresh in new buffers */
+    double cpu_ms;         /* CPU time of the call, recording included */
+} vxr_update_info;
+
+/* Records into cmd the upload of what changed in scene since the last
+ * update (or since creation): the models whose version changed (only
+ * their changed node slots and attributes when they are live, vxr/edit.h;
+ * everything of a compact or new one), the model table records, the
+ * instance records that differ (transforms, flags including CULLED, bounds
+ * that followed a model) and, when any did, the instance hierarchy. Removed
+ * models give their ranges back.
+ *
+ * Each model owns ranges of the node, brick-attribute and attribute
+ * buffers with room to grow; one that outgrows them moves (a GPU copy),
+ * and a section without room is laid out afresh in new buffers, also by
+ * GPU copies (growth and compaction never upload again). Scenes keep
+ * splitting over bindings as at creation; beyond the last binding
+ * VXR_ERROR_LIMIT. The data goes through a staging ring.
+ *
+ * Ordering: work recorded before the update (in cmd, or in command buffers
+ * submitted earlier on the queue) reads the old scene; work recorded after
+ * it reads the new one. Submit command buffers in the order they were
+ * recorded, on one queue of the context's family.
+ *
+ * Completion: staging memory, and buffers, views, descriptor sets and
+ * pipelines that an update replaced, are kept until the host calls
+ * vxr_renderer_complete with this update's serial (info->serial) or a
+ * later one, which it does once the command buffer holding the update,
+ * and everything submitted before it, has completed (a fence or timeline
+ * semaphore wait). A host that never calls it keeps them all (memory grows).
+ *
+ * scene must be the one the renderer was created from, and this renderer
+ * the only one taking its changes (the update marks them taken). On
+ * failure (VXR_ERROR_MEMORY, VXR_ERROR_VULKAN, VXR_ERROR_LIMIT) what was
+ * recorded is consistent with the old scene for what it did not reach;
+ * err says why. info may be NULL. */
+vxr_result vxr_renderer_update(vxr_renderer *r, vxr_scene *scene, VkCommandBuffer cmd,
+                               vxr_update_info *info, vxr_error *err);
+/* The host says: the command buffers holding updates up to serial (and
+ * everything submitted before them) completed. Frees what they kept. */
+void vxr_renderer_complete(vxr_renderer *r, uint64_t serial);
+
 /* Frees staging memory; call once the upload's command buffer completed. */
 void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
