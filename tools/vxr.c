@@ -43,6 +43,10 @@ static const command commands[] = {
     {"bench", "render", cmd_bench_render,
      "SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--json]\n"
      "                               GPU frame time from timestamps, Mrays/s"},
+    {"bench", "edit", cmd_bench_edit,
+     "SCENE [--json] [--runs N] [--edits N] [--size WxH]\n"
+     "                               live edits (voxel, 16^3 box, r32 sphere): CPU, upload\n"
+     "                               and GPU cost vs a full rebuild; rendering after edits"},
     {"bench", "spheres", cmd_bench_spheres,
      "--n N [--json] sphere tree query/insert/remove/move vs brute force"},
 };
