@@ -62,7 +62,7 @@ vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_e
 }
 
 static const vxr_format formats[] = {
-    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, NULL},
+    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, vxr_save_vox},
     {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32},
     {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo},
 };

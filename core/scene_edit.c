@@ -148,6 +148,7 @@ uint32_t vxr_scene_color_value(const vxr_scene *s, uint32_t rgba) {
     uint32_t best = 1;
     int64_t best_d = INT64_MAX;
     for (uint32_t i = 1; i < VXR_PALETTE_SIZE; i++) {
+        if (!(s->palette[i] >> 24)) continue; /* unused entries (transparent) would read empty */
         int64_t d = 0;
         for (int k = 0; k < 3; k++) {
             int64_t a = (int64_t)(rgba >> (8 * k) & 255u),

@@ -6,6 +6,7 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_edit(int argc, char **argv);
 int cmd_pick(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_pickcheck(int argc, char **argv);

@@ -15,7 +15,11 @@ static const command commands[] = {
     {"info", NULL, cmd_info,
      "SCENE [--json]          models, instances, voxels, bounds, octree size"},
     {"convert", NULL, cmd_convert,
-     "IN OUT               write OUT as .vxo (built octrees) or .vl32"},
+     "IN OUT               write OUT as .vxo (built octrees), .vox or .vl32"},
+    {"edit", NULL, cmd_edit,
+     "SCENE --ops FILE --out OUT [--json]\n"
+     "                               apply FILE's voxel edits (set, clear, paint, box,\n"
+     "                               sphere, undo, redo; a line each) and save OUT"},
     {"pick", NULL, cmd_pick,
      "SCENE --rays FILE [--grid N] [--no-cull] [--gpu [--validate]] [--json]\n"
      "                               nearest cube, face, point, corner, edge per ray;\n"
@@ -33,9 +37,13 @@ static const command commands[] = {
      "                               per point, the sorted ids of the spheres holding it"},
     {"view", NULL, cmd_view,
      "[SCENE] [camera options] [--grid N] [--no-cull] [--validate]\n"
-     "       [--frames N [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--json]]\n"
-     "       [--cursor X,Y]          the GLFW viewer (default @demo, 1024x768; keys: H);\n"
-     "                               --frames: render N frames, save the last, exit"},
+     "       [--frames N [--screenshot IMG.png] [--resize WxH] [--drop FILE]\n"
+     "       [--edit-script FILE] [--json]] [--cursor X,Y] [--edit] [--save FILE]\n"
+     "                               the GLFW viewer (default @demo, 1024x768; keys: H);\n"
+     "                               --frames: render N frames, save the last, exit;\n"
+     "                               --edit: start in edit mode (E), Ctrl+S saves to\n"
+     "                               --save FILE (default vxr-edit.vox); --edit-script:\n"
+     "                               lines FRAME ACTION [X Y] applied at those frames"},
     {"bench", "build", cmd_bench_build,
      "SCENE [--json]   octree build speed and size, bulk vs incremental"},
     {"bench", "pick", cmd_bench_pick,

@@ -1,9 +1,9 @@
-# `vxr convert` to .vxo and .vl32, checked with `vxr info --json`.
+# `vxr convert` to .vxo, .vox and .vl32, checked with `vxr info --json`.
 #   cmake -DVXR=path/to/vxr -DIN=scene.vox -DWORK=dir -DNAME=prefix
 #         [-DVL32_VOXELS=n] -P convert.cmake
-# The .vxo must report the same figures as IN (build_s aside, and 0 for the
-# .vxo: nothing is built); the .vl32 holds the distinct world cells of IN
-# (VL32_VOXELS) in one identity instance, within the same bounds.
+# The .vxo and the .vox must report the same figures as IN (build_s aside,
+# and 0 for the .vxo: nothing is built); the .vl32 holds the distinct world
+# cells of IN (VL32_VOXELS) in one identity instance, within the same bounds.
 function(vxr_info path out_var)
     execute_process(COMMAND ${VXR} info ${path} --json RESULT_VARIABLE rc OUTPUT_VARIABLE out
                     ERROR_VARIABLE err)
@@ -42,6 +42,16 @@ if(NOT from_vxo STREQUAL src)
 endif()
 if(NOT vxo_json MATCHES "\"build_s\":0.000000}")
     message(FATAL_ERROR "loading ${vxo} built something: ${vxo_json}")
+endif()
+
+# .vox (version 200): loaded back, the same figures (no model of these files
+# needs splitting into 256^3 blocks).
+set(vox ${WORK}/${NAME}.vox)
+vxr_convert(${IN} ${vox})
+vxr_info(${vox} vox_json)
+figures("${vox_json}" from_vox)
+if(NOT from_vox STREQUAL src)
+    message(FATAL_ERROR "${vox} reports\n  ${from_vox}\n${IN} reports\n  ${src}")
 endif()
 
 if(DEFINED VL32_VOXELS)

@@ -1,10 +1,11 @@
-/* vxr view's state, shared by its window loop (main.c) and its input
- * handlers (input.c). */
+/* vxr view's state, shared by its window loop (main.c), its input
+ * handlers (input.c) and its edit mode (edit.c). */
 #ifndef VXR_VIEW_APP_H
 #define VXR_VIEW_APP_H
 
 #include "camera.h"
 #include "view.h"
+#include "vxr/edit.h"
 
 enum { DRAG_NONE, DRAG_ORBIT, DRAG_PAN };
 
@@ -15,8 +16,46 @@ typedef struct view_args {
     uint32_t resize_w, resize_h;
     bool have_cursor;
     uint32_t cursor[2];
-    const char *drop; /* with frames: opened as if dropped, a third of the way */
+    const char *drop;        /* with frames: opened as if dropped, a third of the way */
+    bool edit;               /* start in edit mode */
+    const char *save;        /* Ctrl+S's file (VIEW_SAVE_DEFAULT when NULL) */
+    const char *edit_script; /* with frames: edits applied at given frames */
 } view_args;
+
+#define VIEW_SAVE_DEFAULT "vxr-edit.vox"
+
+/* What edit mode does (view_edit_do); the first four at a window pixel. */
+typedef enum view_edit_action {
+    EDIT_PLACE,
+    EDIT_REMOVE,
+    EDIT_PAINT,
+    EDIT_PICK_COLOUR,
+    EDIT_NEXT_COLOUR,
+    EDIT_PREV_COLOUR,
+    EDIT_UNDO,
+    EDIT_REDO,
+    EDIT_SAVE,
+    EDIT_ACTIONS
+} view_edit_action;
+
+/* view_edit_do's outcome: done, nothing to do (nothing under the pixel,
+ * nothing to undo), or failed (a vxr error). The title says which. */
+enum { EDIT_DONE, EDIT_NOTHING, EDIT_FAILED };
+
+/* --edit-script: one step a line, frames never decreasing. */
+typedef struct view_step {
+    long frame;
+    view_edit_action action;
+    double x, y;
+    char *path; /* save's file, or NULL */
+    size_t line;
+} view_step;
+
+typedef struct view_script {
+    const char *path;
+    view_step *steps;
+    size_t count, next;
+} view_script;
 
 typedef struct app {
     GLFWwindow *window;
@@ -57,6 +96,21 @@ typedef struct app {
     uint32_t all_frame_n, all_gpu_n, frame_index, gpu_index;
     double frame_ms, gpu_ms;
     double last_time;
+
+    /* edit mode (edit.c) */
+    bool editing;
+    vxr_editor *editor;       /* made on first use; it made the models live */
+    vxr_picker *picker;       /* edit mode's CPU picks, over the scene as it is now */
+    bool picker_stale;        /* the scene changed since the picker was made */
+    uint32_t colour_index;    /* palette index of the current colour; 0: colour_rgba only */
+    uint32_t colour_rgba;     /* the current colour, RGBA8 */
+    int press;                /* the mouse button that may still click, or -1 */
+    double press_x, press_y;  /* where it was pressed (window coordinates) */
+    bool painting;            /* a left drag paints */
+    vxr_pick painted;         /* the cube the drag painted last */
+    vxr_update_info update;   /* the last renderer update */
+    uint64_t updated_version; /* the scene's version the renderer has */
+    view_script script;
 } app;
 
 /* The keys, printed on H and at the start on a terminal. */
@@ -69,5 +123,42 @@ void view_input_install(app *a);
 /* Moves the camera by the fly keys held now (WASD, Q/E, shift), scaled by
  * the frame's duration dt in seconds; nothing outside fly mode. */
 void view_fly_keys(app *a, float dt);
+
+/* The title: scene, times, instances, grid, the pick, edit mode's part
+ * and the latest message (title.c). */
+void view_readout(const app *a, char *dest, size_t size);
+/* After --frames: the readout, or with --json the last pick record and a
+ * summary line (title.c). */
+void view_print_summary(const app *a);
+
+/* Edit mode (edit.c). Releases the editor and the picker, before the
+ * scene they read goes. */
+void view_edit_release(app *a);
+/* Edit mode on or off; on makes the editor when there is none (the
+ * models go live) and takes the current colour from the scene's palette. */
+void view_edit_mode(app *a, bool on);
+/* Edit mode's pick for the overlay: the CPU pick of image pixel px with
+ * a's camera (after setup) into a->pick and a->pick_ray. */
+void view_edit_hover(app *a, const uint32_t px[2]);
+/* Does one action, at window coordinates x, y for the first four; path
+ * (may be NULL: --save's) for EDIT_SAVE. The title says what happened.
+ * Returns EDIT_DONE, EDIT_NOTHING or EDIT_FAILED. */
+int view_edit_do(app *a, view_edit_action what, double x, double y, const char *path);
+/* Edit mode's share of the input callbacks; true when it took the event.
+ * view_edit_cursor gets the previous position (x0, y0) and the new one. */
+bool view_edit_key(app *a, int key, int action, int mods);
+bool view_edit_button(app *a, int button, int action, int mods, double x, double y);
+bool view_edit_cursor(app *a, double x0, double y0, double x, double y);
+/* The title's edit part: " | edit ..." (nothing outside edit mode). */
+void view_edit_readout(const app *a, char *dest, size_t size);
+/* Releases the editor, the picker and the script. */
+void view_edit_free(app *a);
+
+/* Reads an --edit-script FILE for a run of frames frames: EXIT_OK, or
+ * EXIT_INPUT after "vxr: FILE:LINE: ..." on stderr. */
+int view_script_load(view_script *s, const char *path, long frames);
+/* Applies the script's steps up to frame: EXIT_OK, or EXIT_INPUT after a
+ * line naming the step that did nothing or failed. */
+int view_script_run(app *a, long frame);
 
 #endif

@@ -1,5 +1,6 @@
 /* vxr view's input: keys, mouse and drops turned into camera moves
- * (camera.h) and requests the frame loop (main.c) carries out. */
+ * (camera.h), edits (edit.c, in edit mode first) and requests the frame
+ * loop (main.c) carries out. */
 #include <math.h>
 #include <string.h>
 #include "app.h"
@@ -18,7 +19,11 @@ const char view_keys_help[] =
     "  Tab/V fly mode (WASD move, mouse look, Q/E down/up, shift faster, wheel speed),\n"
     "  F frame the picked cube, R reset the camera, [ ] halve/double the grid,\n"
     "  C culling on/off, P screenshot, H this help, Esc leave fly mode or quit;\n"
-    "  drop a file on the window to open it.\n";
+    "  drop a file on the window to open it.\n"
+    "E edit mode (outside fly mode): left click place the grid cube against the face,\n"
+    "  left drag paint, right click remove, right drag orbit, I take the colour under\n"
+    "  the mouse, , . previous/next palette colour, Ctrl+Z undo, Ctrl+Y or Ctrl+Shift+Z\n"
+    "  redo, Ctrl+S save (--save FILE, default " VIEW_SAVE_DEFAULT ").\n";
 
 void view_home(app *a) {
     memcpy(a->cam.eye, a->home_eye, sizeof a->home_eye);
@@ -53,9 +58,9 @@ void view_fly_keys(app *a, float dt) {
 /* --- input callbacks ---------------------------------------------------- */
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
-    (void)scancode, (void)mods;
+    (void)scancode;
     app *a = glfwGetWindowUserPointer(w);
-    if (action != GLFW_PRESS) return;
+    if (view_edit_key(a, key, action, mods) || action != GLFW_PRESS) return;
     switch (key) {
     case GLFW_KEY_ESCAPE:
         if (a->fly)
@@ -101,27 +106,34 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
 static void on_button(GLFWwindow *w, int button, int action, int mods) {
     app *a = glfwGetWindowUserPointer(w);
     if (a->fly) return;
+    double x, y;
+    glfwGetCursorPos(w, &x, &y);
+    if (view_edit_button(a, button, action, mods, x, y)) return;
     if (action == GLFW_RELEASE) {
         a->drag = DRAG_NONE;
         return;
     }
-    glfwGetCursorPos(w, &a->last_x, &a->last_y);
+    a->last_x = x;
+    a->last_y = y;
     if (button == GLFW_MOUSE_BUTTON_LEFT) a->drag = mods & GLFW_MOD_SHIFT ? DRAG_PAN : DRAG_ORBIT;
     if (button == GLFW_MOUSE_BUTTON_MIDDLE) a->drag = DRAG_PAN;
 }
 
 static void on_cursor(GLFWwindow *w, double x, double y) {
     app *a = glfwGetWindowUserPointer(w);
-    double dx = x - a->last_x, dy = y - a->last_y;
+    double x0 = a->last_x, y0 = a->last_y, dx = x - x0, dy = y - y0;
     a->last_x = x;
     a->last_y = y;
     if (a->skip_delta) {
         a->skip_delta = false;
         return;
     }
-    if (a->fly)
+    if (a->fly) {
         view_look(&a->cam, -LOOK_RADIANS * (float)dx, -LOOK_RADIANS * (float)dy);
-    else if (a->drag == DRAG_ORBIT)
+        return;
+    }
+    if (view_edit_cursor(a, x0, y0, x, y)) return;
+    if (a->drag == DRAG_ORBIT)
         view_orbit(&a->cam, -ORBIT_RADIANS * (float)dx, ORBIT_RADIANS * (float)dy);
     else if (a->drag == DRAG_PAN)
         view_pan(&a->cam, dx, dy);

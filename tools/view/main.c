@@ -1,13 +1,15 @@
 /* vxr view: the GLFW viewer (DESIGN.md §5).
  *
- * Each frame: cull by view distance from the eye (recording an instance
- * update into the frame's own command buffer when the visible set changed:
- * frames in flight keep reading the instances they were recorded with),
- * render into the offscreen target, pick the ray under the mouse on the
- * GPU, blit into the swapchain image and draw the pick overlay over it
- * (vulkan.c, overlay.c). A pick's record is read when its frame's fence is
- * next waited for, so the overlay trails the mouse by VIEW_FRAMES frames.
- * Input (input.c) moves the camera (camera.c). */
+ * Each frame: cull by view distance from the eye and, when the visible set
+ * or the scene changed (edits), record a renderer update into the frame's
+ * own command buffer (frames in flight keep reading what they were
+ * recorded with; the update's serial is completed once the frame's fence
+ * signalled), render into the offscreen target, pick the ray under the
+ * mouse on the GPU, blit into the swapchain image and draw the pick
+ * overlay over it (vulkan.c, overlay.c). A pick's record is read when its
+ * frame's fence is next waited for, so the overlay trails the mouse by
+ * VIEW_FRAMES frames; edit mode (edit.c) picks on the CPU instead. Input
+ * (input.c) moves the camera (camera.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -29,11 +31,16 @@
 /* A new scene: everything drawn from the old one is finished first. */
 static void set_scene(app *a, vxr_scene *scene, const char *name, const view_args *va) {
     if (a->vk.device) vkDeviceWaitIdle(a->vk.device);
-    for (int i = 0; i < VIEW_FRAMES; i++) a->vk.frames[i].upload = NULL; /* freed with it */
+    for (int i = 0; i < VIEW_FRAMES; i++) { /* freed with it */
+        a->vk.frames[i].upload = NULL;
+        a->vk.frames[i].serial = 0;
+    }
     vxr_renderer_destroy(a->renderer);
     a->renderer = NULL;
     vxr_culler_destroy(a->culler);
     a->culler = NULL;
+    view_edit_release(a);
+    memset(&a->update, 0, sizeof a->update);
     vxr_scene_destroy(a->scene);
     a->scene = scene;
     a->scene_gen++;
@@ -58,6 +65,7 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
     }
     view_home(a);
     a->cull_changed = true;
+    if (a->editing) view_edit_mode(a, true);
 }
 
 static bool open_dropped(app *a) {
@@ -78,54 +86,6 @@ static bool open_dropped(app *a) {
     return true;
 }
 
-/* --- the title ----------------------------------------------------------------- */
-
-static const char *const face_names[6] = {"left", "right", "front", "back", "top", "bottom"};
-
-static void readout(const app *a, char *dest, size_t size) {
-    const vxr_pick *p = &a->pick;
-    int n = snprintf(dest, size, "vxr view | %s | %.1f ms", a->scene_name, a->frame_ms);
-    if (a->gpu_ms > 0) n += snprintf(dest + n, size - (size_t)n, ", GPU %.2f ms", a->gpu_ms);
-    n += snprintf(dest + n, size - (size_t)n, " | %u/%u visible%s | grid %u%s", a->visible,
-                  a->scene->instance_count, a->cull ? "" : " (cull off)", a->grid,
-                  a->fly ? " | fly" : "");
-    if (p->hit)
-        n += snprintf(dest + n, size - (size_t)n,
-                      " | instance %u %s %d,%d,%d face %d%s%s corner %d edge %d colour "
-                      "#%02x%02x%02x t %.3f",
-                      p->instance, p->size > 1 ? "cube" : "voxel", p->voxel[0], p->voxel[1],
-                      p->voxel[2], p->face, p->face >= 0 ? " " : "",
-                      p->face >= 0 ? face_names[p->face] : "", p->corner, p->edge, p->color & 255u,
-                      p->color >> 8 & 255u, p->color >> 16 & 255u, (double)p->t);
-    if (a->message[0] && glfwGetTime() < a->message_until)
-        snprintf(dest + n, size - (size_t)n, " | %s", a->message);
-}
-
-/* After --frames: the readout, or with --json the last pick record (as
- * `vxr pick` prints it) and a line with the scene, the window, the camera
- * (eye and target round-trip as floats) and the mean frame and GPU times
- * after the first two frames. */
-static void print_summary(const app *a) {
-    if (!a->args->r.json) {
-        char line[1024];
-        readout(a, line, sizeof line);
-        printf("%s\n", line);
-        return;
-    }
-    cli_print_pick(stdout, &a->pick);
-    const float *e = a->cam.eye, *t = a->cam.target;
-    printf("{\"scene\":\"");
-    cli_print_json_string(stdout, a->scene_name);
-    printf("\",\"width\":%u,\"height\":%u,\"grid\":%u,\"visible\":%u,\"instances\":%u,"
-           "\"cull\":%s,\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,"
-           "\"frame_ms\":%.3f,\"gpu_ms\":%.3f}\n",
-           a->cam.width, a->cam.height, a->grid, a->visible, a->scene->instance_count,
-           a->cull ? "true" : "false", (double)e[0], (double)e[1], (double)e[2], (double)t[0],
-           (double)t[1], (double)t[2], (double)a->cam.fov_deg,
-           a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
-           a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms);
-}
-
 /* --- frames ---------------------------------------------------------------------- */
 
 /* The exit status for a failed Vulkan call, after its message. */
@@ -134,7 +94,8 @@ static int vk_error(VkResult vr, const char *call) {
     return cli_fail("view", cli_vk_error(&err, vr, call), &err);
 }
 
-/* What a finished frame left: its GPU time, its pick, its staging memory. */
+/* What a finished frame left: its GPU time, its pick (outside edit mode),
+ * its staging memory and what its renderer update kept. */
 static void finish_frame(app *a, view_frame *f) {
     view_vk *v = &a->vk;
     if (f->timed) {
@@ -152,7 +113,7 @@ static void finish_frame(app *a, view_frame *f) {
         }
         f->timed = false;
     }
-    if (f->submitted) {
+    if (f->submitted && !a->editing) {
         if (f->picked && f->scene_gen == a->scene_gen) {
             if (vxr_pick_expand(a->scene, &f->ray, vxr_rays_picks(f->rays), &a->pick) != VXR_OK)
                 memset(&a->pick, 0, sizeof a->pick);
@@ -164,6 +125,8 @@ static void finish_frame(app *a, view_frame *f) {
     f->submitted = false;
     if (f->upload) vxr_renderer_upload_done(f->upload);
     f->upload = NULL;
+    if (f->serial && a->renderer) vxr_renderer_complete(a->renderer, f->serial);
+    f->serial = 0;
 }
 
 /* The pixel to pick: the window centre in fly mode, else the mouse's. */
@@ -193,19 +156,29 @@ static bool pick_pixel(const app *a, uint32_t w, uint32_t h, uint32_t dest[2]) {
     return true;
 }
 
-/* Culls from the eye; when the visible set changed, records the instance
- * update into cmd (the first frame of a scene uploads it whole). */
+/* Culls from the eye; when the visible set or the scene changed, records
+ * the renderer's update into cmd (the first frame of a scene uploads it
+ * whole), its serial the frame's. */
 static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
     bool changed = false;
-    if (!a->cull && !a->cull_changed && a->renderer) return VXR_OK;
-    vxr_result r = a->culler ? VXR_OK : vxr_culler_create(a->scene, &a->culler);
-    if (r == VXR_OK)
-        r = vxr_culler_update(a->culler, a->scene, a->cull ? a->cam.eye : NULL, &a->visible,
-                              &changed);
-    if (r != VXR_OK) return r;
-    if (!changed && !a->cull_changed && a->renderer) return VXR_OK;
+    vxr_result r = VXR_OK;
+    if (a->cull || a->cull_changed || !a->renderer) {
+        r = a->culler ? VXR_OK : vxr_culler_create(a->scene, &a->culler);
+        if (r == VXR_OK)
+            r = vxr_culler_update(a->culler, a->scene, a->cull ? a->cam.eye : NULL, &a->visible,
+                                  &changed);
+        if (r != VXR_OK) return r;
+    }
+    if (!changed && !a->cull_changed && a->renderer && a->scene->version == a->updated_version)
+        return VXR_OK;
+    if (changed || a->cull_changed) a->picker_stale = true; /* edits mark it themselves */
     a->cull_changed = false;
-    if (a->renderer) return vxr_renderer_update_instances(a->renderer, a->scene, f->cmd, err);
+    a->updated_version = a->scene->version;
+    if (a->renderer) {
+        r = vxr_renderer_update(a->renderer, a->scene, f->cmd, &a->update, err);
+        if (r == VXR_OK) f->serial = a->update.serial;
+        return r;
+    }
     if ((r = vxr_renderer_create(a->vk.gpu.ctx, a->scene, f->cmd, &a->renderer, err)) != VXR_OK)
         return r;
     f->upload = a->renderer;
@@ -294,7 +267,12 @@ static int frame(app *a, uint64_t index, bool *shown) {
     vxr_target *t = shot ? a->shot : a->target;
     r = vxr_renderer_render(a->renderer, t, &a->cam, 1, f->cmd, &err); /* the grid is for picking */
     uint32_t px[2];
-    f->picked = r == VXR_OK && pick_pixel(a, a->cam.width, a->cam.height, px);
+    bool pixel = r == VXR_OK && pick_pixel(a, a->cam.width, a->cam.height, px);
+    f->picked = pixel && !a->editing;
+    if (a->editing) { /* the CPU pick of the scene as it is now: what a click edits */
+        memset(&a->pick, 0, sizeof a->pick);
+        if (pixel) view_edit_hover(a, px);
+    }
     if (f->picked) {
         vxr_camera_ray(&a->cam, px[0], px[1], &f->ray);
         vxr_rays_input(f->rays)[0] = f->ray;
@@ -376,7 +354,7 @@ static void update_title(app *a, double now) {
     a->frame_sum = a->gpu_sum = 0;
     a->frame_n = a->gpu_n = 0;
     char title[1024];
-    readout(a, title, sizeof title);
+    view_readout(a, title, sizeof title);
     glfwSetWindowTitle(a->window, title);
 }
 
@@ -414,8 +392,10 @@ static int run(app *a) {
             a->want_shot = true;
             a->shot_path = va->screenshot;
         }
+        int status = view_script_run(a, (long)index); /* index: frames shown so far */
+        if (status != EXIT_OK) return status;
         bool shown;
-        int status = frame(a, index, &shown);
+        status = frame(a, index, &shown);
         if (status != EXIT_OK) return status;
         if (!shown) continue;
         index++;
@@ -447,8 +427,8 @@ static int run(app *a) {
 /* --- arguments and setup ------------------------------------------------------- */
 
 /* [SCENE] [camera options] [--grid N] [--no-cull] [--validate] [--frames N
- * [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--json]]
- * [--cursor X,Y]. */
+ * [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--edit-script FILE]
+ * [--json]] [--cursor X,Y] [--edit] [--save FILE]. */
 static bool parse_view_args(int argc, char **argv, view_args *va) {
     memset(va, 0, sizeof *va);
     cli_view_args_init(&va->r, CLI_WIDTH, CLI_HEIGHT);
@@ -458,6 +438,10 @@ static bool parse_view_args(int argc, char **argv, view_args *va) {
         if (took) continue;
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
+        if (!strcmp(o, "--edit")) {
+            va->edit = true;
+            continue;
+        }
         if (!v) return cli_usage("view: unknown or incomplete option '%s'", o), false;
         i++;
         if (!strcmp(o, "--frames")) {
@@ -474,6 +458,10 @@ static bool parse_view_args(int argc, char **argv, view_args *va) {
                        false;
         } else if (!strcmp(o, "--drop")) {
             va->drop = v;
+        } else if (!strcmp(o, "--save")) {
+            va->save = v;
+        } else if (!strcmp(o, "--edit-script")) {
+            va->edit_script = v;
         } else if (!strcmp(o, "--cursor")) {
             if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
                 return cli_usage("view: --cursor takes X,Y pixels, not '%s'", v), false;
@@ -485,8 +473,11 @@ static bool parse_view_args(int argc, char **argv, view_args *va) {
     if (!va->r.scene) va->r.scene = "@demo";
     if (!cli_view_args_done(&va->r, "view")) return false;
     if (va->r.out || va->r.hits) return cli_usage("view: --out and --hits belong to render"), false;
-    if ((va->screenshot || va->resize_w || va->drop || va->r.json) && !va->frames)
-        return cli_usage("view: --screenshot, --resize, --drop and --json need --frames N"), false;
+    if ((va->screenshot || va->resize_w || va->drop || va->edit_script || va->r.json) &&
+        !va->frames)
+        return cli_usage("view: --screenshot, --resize, --drop, --edit-script and --json need "
+                         "--frames N"),
+               false;
     return true;
 }
 
@@ -497,6 +488,44 @@ static void on_glfw_error(int code, const char *description) {
     snprintf(glfw_message, sizeof glfw_message, "%s", description ? description : "");
 }
 
+/* The script, the scene, the window and the device: EXIT_OK, or the exit
+ * status after a message; *glfw says whether GLFW was initialised. */
+static int open_view(app *a, bool *glfw) {
+    const view_args *va = a->args;
+    if (va->edit_script && view_script_load(&a->script, va->edit_script, va->frames) != EXIT_OK)
+        return EXIT_INPUT;
+    vxr_scene *scene;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(va->r.scene, &scene, &err);
+    if (r != VXR_OK) return cli_fail(va->r.scene, r, &err);
+    a->grid = va->r.grid;
+    a->cull = va->r.cull;
+    a->cam.fov_deg = va->r.cam.fov_deg;
+    set_scene(a, scene, va->r.scene, va);
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        fprintf(stderr, "vxr: view: no display (%s)\n",
+                glfw_message[0] ? glfw_message : "glfwInit failed");
+        return EXIT_NO_DEVICE;
+    }
+    *glfw = true;
+    if (va->edit || va->edit_script) view_edit_mode(a, true);
+    if (!glfwVulkanSupported()) {
+        fprintf(stderr, "vxr: view: no usable Vulkan device: GLFW finds no Vulkan loader\n");
+        return EXIT_NO_DEVICE;
+    }
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    a->window =
+        glfwCreateWindow((int)va->r.cam.width, (int)va->r.cam.height, "vxr view", NULL, NULL);
+    if (!a->window) {
+        fprintf(stderr, "vxr: view: no display: cannot open a window (%s)\n", glfw_message);
+        return EXIT_NO_DEVICE;
+    }
+    if ((r = view_vk_open(&a->vk, a->window, va->r.validate, &err)) != VXR_OK)
+        return cli_fail("view", r, &err);
+    return EXIT_OK;
+}
+
 int cmd_view(int argc, char **argv) {
     view_args va;
     if (!parse_view_args(argc, argv, &va)) return EXIT_USAGE;
@@ -505,44 +534,12 @@ int cmd_view(int argc, char **argv) {
         if (vxr_camera_setup(&c) != VXR_OK)
             return cli_usage("view: the camera needs --eye different from --target");
     }
-    vxr_scene *scene;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(va.r.scene, &scene, &err);
-    if (r != VXR_OK) return cli_fail(va.r.scene, r, &err);
-
-    glfwSetErrorCallback(on_glfw_error);
-    if (!glfwInit()) {
-        fprintf(stderr, "vxr: view: no display (%s)\n",
-                glfw_message[0] ? glfw_message : "glfwInit failed");
-        vxr_scene_destroy(scene);
-        return EXIT_NO_DEVICE;
-    }
-    int status = EXIT_OK;
     app *a = calloc(1, sizeof *a);
-    if (!a) {
-        glfwTerminate();
-        vxr_scene_destroy(scene);
-        return cli_fail("view", VXR_ERROR_MEMORY, NULL);
-    }
+    if (!a) return cli_fail("view", VXR_ERROR_MEMORY, NULL);
     a->args = &va;
-    a->grid = va.r.grid;
-    a->cull = va.r.cull;
-    a->cam.fov_deg = va.r.cam.fov_deg;
-    set_scene(a, scene, va.r.scene, &va);
-    if (!glfwVulkanSupported()) {
-        fprintf(stderr, "vxr: view: no usable Vulkan device: GLFW finds no Vulkan loader\n");
-        status = EXIT_NO_DEVICE;
-    } else {
-        glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-        a->window =
-            glfwCreateWindow((int)va.r.cam.width, (int)va.r.cam.height, "vxr view", NULL, NULL);
-        if (!a->window) {
-            fprintf(stderr, "vxr: view: no display: cannot open a window (%s)\n", glfw_message);
-            status = EXIT_NO_DEVICE;
-        }
-    }
-    if (status == EXIT_OK && (r = view_vk_open(&a->vk, a->window, va.r.validate, &err)) != VXR_OK)
-        status = cli_fail("view", r, &err);
+    a->press = -1;
+    bool glfw = false;
+    int status = open_view(a, &glfw);
     if (status == EXIT_OK) {
         view_input_install(a);
         a->swapchain_dirty = true;
@@ -556,15 +553,16 @@ int cmd_view(int argc, char **argv) {
         vxr_target_destroy(a->target);
         vxr_target_destroy(a->shot);
     }
-    if (status == EXIT_OK && va.frames) print_summary(a);
+    if (status == EXIT_OK && va.frames) view_print_summary(a);
     uint32_t messages = view_vk_close(&a->vk);
     if (status == EXIT_OK && va.r.validate && messages) {
         fprintf(stderr, "vxr: view: %u validation messages\n", messages);
         status = EXIT_INPUT;
     }
     if (a->window) glfwDestroyWindow(a->window);
-    glfwTerminate();
+    if (glfw) glfwTerminate();
     vxr_culler_destroy(a->culler);
+    view_edit_free(a);
     vxr_scene_destroy(a->scene);
     free(a);
     return status;

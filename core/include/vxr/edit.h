@@ -113,7 +113,7 @@ void vxr_scene_touch_model(vxr_scene *scene, uint32_t id);
 
 /* The attr value of a colour for the scene: RGBA8 in an RGBA scene, the
  * nearest palette entry (squared RGB distance, ties to the lower index) in
- * a paletted one. */
+ * a paletted one, among the entries in use (alpha not 0). */
 uint32_t vxr_scene_color_value(const vxr_scene *scene, uint32_t rgba);
 
 /* ---- shaped, undoable edits ---- */

@@ -40,6 +40,23 @@ vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *size, vx
  * axis permutations, or scale != 1). */
 vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
 
+/* MagicaVoxel .vox, version 200: a SIZE/XYZI pair per model, the scene
+ * graph (root nTRN -> nGRP -> per instance an nTRN with rotation and
+ * translation over an nSHP; hidden instances get "_hidden" 1), one LAYR and
+ * the palette. Loading the file places every voxel at the same world cell
+ * with the same colour; models keep their own cells when those lie in
+ * 0..255 and are otherwise moved into that range, the translation making up
+ * for it; a model wider than 256 cells is written as blocks of 256^3 under
+ * one nGRP per instance. Removed instances, and removed models no instance
+ * names, are left out (model indices close up). An RGBA8 scene gets a
+ * palette of its distinct colours, sorted; a paletted one keeps its own.
+ * View distances are not kept (.vox has none). Works on live (edited)
+ * models. Fails with VXR_ERROR_LIMIT, naming the instance, for a placement
+ * .vox cannot hold (scale != 1, a rotation other than a signed axis
+ * permutation, a translation off whole cells or beyond +-2^24), and for an
+ * RGBA8 scene of more than 255 colours; VXR_ERROR_MEMORY. */
+vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
+
 /* One file format. Exactly one of load_src (voxel lists, built afterwards)
  * and load (a built scene) is set; save is NULL when vxr cannot write it. */
 typedef struct vxr_format {

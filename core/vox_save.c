@@ -1,0 +1,591 @@
+/* MagicaVoxel .vox writer, version 200: the inverse of core/vox.c.
+ *
+ * Layout: MAIN holding SIZE/XYZI per written model, then the scene graph
+ * (root nTRN 0 -> nGRP 1 -> per instance an nTRN with `_r`/`_t` over an
+ * nSHP), one LAYR (layer 0) and the RGBA palette.
+ *
+ * Placement (DESIGN.md §2): the reader turns a voxel v' of a model of size S
+ * under translation t and rotation R into the instance transform
+ * world = R v' + (t - R floor(S/2)). A vxr instance world = R v + T whose
+ * model is written shifted (v' = v - d) thus gets t = T + R (d + floor(S/2)).
+ * A model keeps its own coordinates (d = 0) when they lie in 0..255; else
+ * d moves it into that range, at the root cube the bulk builder would give
+ * it so that the reloaded octree has the same shape; a model wider than 256
+ * cells becomes blocks of 256^3 under an nGRP of its own per instance (that
+ * group's nTRN carries the instance transform, each block's nTRN its
+ * offset d + floor(S/2)).
+ *
+ * Blocks list their voxels sorted by (z, y, x), so the bytes depend only on
+ * the voxels and a saved file saved again after loading is the same. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+enum {
+    BLOCK = 256,               /* the largest .vox model side */
+    MAX_SHAPES = 1 << 24,      /* the reader's instance limit */
+    MAX_TRANSLATION = 1 << 24, /* the reader's translation limit */
+    IDENTITY_ROTATION = 4      /* the rotation byte of the identity */
+};
+
+/* ---- output buffer: appends, with a sticky failure ---- */
+
+typedef struct out {
+    uint8_t *p;
+    size_t n, cap;
+    bool failed;
+} out;
+
+static void put(out *o, const void *data, size_t n) {
+    if (o->failed) return;
+    if (n > o->cap - o->n) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap - o->n < n) {
+            if (cap > SIZE_MAX / 2) {
+                o->failed = true;
+                return;
+            }
+            cap *= 2;
+        }
+        uint8_t *p = realloc(o->p, cap);
+        if (!p) {
+            o->failed = true;
+            return;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->n, data, n);
+    o->n += n;
+}
+
+static void put_i32(out *o, int32_t v) {
+    uint8_t b[4];
+    vxr_put32(b, (uint32_t)v);
+    put(o, b, 4);
+}
+
+static void put_str(out *o, const char *s) {
+    put_i32(o, (int32_t)strlen(s));
+    put(o, s, strlen(s));
+}
+
+/* A DICT of `pairs` key, value strings. */
+static void put_dict(out *o, const char *const *kv, int pairs) {
+    put_i32(o, pairs);
+    for (int i = 0; i < 2 * pairs; i++) put_str(o, kv[i]);
+}
+
+/* A chunk header with no children; chunk_end fills in the content size. */
+static size_t chunk_begin(out *o, const char *id) {
+    size_t at = o->n;
+    put(o, id, 4);
+    put_i32(o, 0);
+    put_i32(o, 0);
+    return at;
+}
+
+static void chunk_end(out *o, size_t at) {
+    if (!o->failed) vxr_put32(o->p + at + 4, (uint32_t)(o->n - at - 12));
+}
+
+/* ---- instances ---- */
+
+/* An instance as .vox holds it: a signed axis permutation, its rotation
+ * byte, and a whole-cell translation. */
+typedef struct placement {
+    int32_t R[9];
+    int64_t t[3];
+    uint32_t rot;
+} placement;
+
+static vxr_result get_placement(const vxr_instance *in, uint32_t index, placement *p,
+                                vxr_error *err) {
+    const vxr_transform *tf = &in->transform;
+    if (tf->scale != 1)
+        return vxr_fail(err, VXR_ERROR_LIMIT, "instance %u has scale %g: .vox holds scale 1 only",
+                        index, (double)tf->scale);
+    uint32_t column[3] = {0, 0, 0}, used = 0;
+    for (int i = 0; i < 3; i++) {
+        int nonzero = 0;
+        for (int k = 0; k < 3; k++) {
+            float v = tf->rotation[3 * i + k];
+            if (v != 0 && v != 1 && v != -1) nonzero = 2;
+            p->R[3 * i + k] = (int32_t)v;
+            if (v != 0) {
+                nonzero++;
+                column[i] = (uint32_t)k;
+            }
+        }
+        if (nonzero != 1 || (used & 1u << column[i]))
+            return vxr_fail(err, VXR_ERROR_LIMIT,
+                            "instance %u has a rotation other than an axis permutation: .vox "
+                            "cannot hold it",
+                            index);
+        used |= 1u << column[i];
+    }
+    for (int i = 0; i < 3; i++) {
+        float v = tf->translation[i];
+        if (v != floorf(v) || fabsf(v) > (float)MAX_TRANSLATION)
+            return vxr_fail(err, VXR_ERROR_LIMIT,
+                            "instance %u has translation (%g, %g, %g), not whole cells within "
+                            "+-2^24: .vox cannot hold it",
+                            index, (double)tf->translation[0], (double)tf->translation[1],
+                            (double)tf->translation[2]);
+        p->t[i] = (int64_t)v;
+    }
+    /* core/vox.c decode_rotation, backwards. */
+    p->rot = column[0] | column[1] << 2 | (uint32_t)(p->R[column[0]] < 0) << 4 |
+             (uint32_t)(p->R[3 + column[1]] < 0) << 5 | (uint32_t)(p->R[6 + column[2]] < 0) << 6;
+    return VXR_OK;
+}
+
+/* ---- colours ---- */
+
+/* An RGBA scene's distinct colours, sorted: file palette entry i + 1 is
+ * colours[i]. */
+typedef struct colours {
+    uint32_t v[255];
+    uint32_t n;
+    bool too_many;
+    uint32_t key[512];
+    bool used[512];
+} colours;
+
+static void add_colour(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    (void)x, (void)y, (void)z;
+    colours *c = user;
+    uint32_t h = (attr * 2654435761u) >> 23;
+    for (; c->used[h]; h = (h + 1) & 511)
+        if (c->key[h] == attr) return;
+    if (c->n == 255) {
+        c->too_many = true;
+        return;
+    }
+    c->used[h] = true;
+    c->key[h] = attr;
+    c->v[c->n++] = attr;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- models ---- */
+
+typedef struct cell {
+    int32_t p[3];
+    uint32_t attr;
+    uint64_t block; /* block index, for splitting */
+} cell;
+
+typedef struct cells {
+    cell *c;
+    size_t n, cap;
+    bool failed;
+} cells;
+
+static void add_cell(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    cells *cs = user;
+    if (cs->failed) return;
+    if (cs->n == cs->cap) {
+        size_t cap = cs->cap ? cs->cap * 2 : 1024;
+        cell *c = cap > SIZE_MAX / sizeof *c ? NULL : realloc(cs->c, cap * sizeof *c);
+        if (!c) {
+            cs->failed = true;
+            return;
+        }
+        cs->c = c;
+        cs->cap = cap;
+    }
+    cs->c[cs->n++] = (cell){{x, y, z}, attr, 0};
+}
+
+static int cmp_cell(const void *a, const void *b) {
+    const cell *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    for (int k = 2; k >= 0; k--)
+        if (x->p[k] != y->p[k]) return x->p[k] < y->p[k] ? -1 : 1;
+    return 0;
+}
+
+/* One written .vox model: a model's voxels v with v - shift in 0..size-1. */
+typedef struct piece {
+    int32_t shift[3], size[3];
+} piece;
+
+typedef struct saver {
+    const vxr_scene *scene;
+    vxr_error *err;
+    out o;
+    colours *rgba; /* NULL for a paletted scene */
+    piece *pieces;
+    uint32_t n_pieces, cap_pieces;
+    uint32_t *first, *count; /* per scene model: its pieces; count 0: not written */
+} saver;
+
+static bool add_piece(saver *s, const int32_t shift[3], const int32_t size[3]) {
+    if (s->n_pieces == s->cap_pieces) {
+        uint32_t cap = s->cap_pieces ? s->cap_pieces * 2 : 64;
+        piece *p = cap < s->cap_pieces ? NULL : realloc(s->pieces, cap * sizeof *p);
+        if (!p) return false;
+        s->pieces = p;
+        s->cap_pieces = cap;
+    }
+    piece *p = &s->pieces[s->n_pieces++];
+    memcpy(p->shift, shift, sizeof p->shift);
+    memcpy(p->size, size, sizeof p->size);
+    return true;
+}
+
+static uint32_t palette_index(const saver *s, uint32_t attr) {
+    if (!s->rgba) return attr;
+    const uint32_t *at = bsearch(&attr, s->rgba->v, s->rgba->n, sizeof attr, cmp_u32);
+    return (uint32_t)(at - s->rgba->v) + 1;
+}
+
+/* SIZE and XYZI of cells c[0..n) shifted by shift; records the piece. */
+static vxr_result write_piece(saver *s, const cell *c, size_t n, const int32_t shift[3]) {
+    int32_t size[3] = {1, 1, 1};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            if (c[i].p[k] - shift[k] + 1 > size[k]) size[k] = c[i].p[k] - shift[k] + 1;
+    if (!add_piece(s, shift, size)) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    size_t at = chunk_begin(&s->o, "SIZE");
+    for (int k = 0; k < 3; k++) put_i32(&s->o, size[k]);
+    chunk_end(&s->o, at);
+    at = chunk_begin(&s->o, "XYZI");
+    put_i32(&s->o, (int32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t v[4] = {(uint8_t)(c[i].p[0] - shift[0]), (uint8_t)(c[i].p[1] - shift[1]),
+                              (uint8_t)(c[i].p[2] - shift[2]),
+                              (uint8_t)palette_index(s, c[i].attr)};
+        put(&s->o, v, 4);
+    }
+    chunk_end(&s->o, at);
+    return s->o.failed ? vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory") : VXR_OK;
+}
+
+/* The shift of a model that spans at most BLOCK cells a side: none when it
+ * lies in 0..255, else the root cube of the bulk builder (core/svo_build.c,
+ * trimmed_root) when that fits in a block, so that the reloaded octree has
+ * the same nodes, else its minimum. */
+static void fitting_shift(const int32_t lo[3], const int32_t hi[3], int32_t d[3]) {
+    bool fits = true;
+    uint32_t any = 0;
+    for (int k = 0; k < 3; k++) {
+        fits = fits && lo[k] >= 0 && hi[k] <= BLOCK;
+        any |= vxr_abs_svo(lo[k]) | vxr_abs_svo(hi[k] - 1);
+    }
+    if (fits) {
+        memset(d, 0, 3 * sizeof *d);
+        return;
+    }
+    uint32_t bits = vxr_bitlen64(any);
+    int64_t h = (int64_t)1 << (bits < 1 ? 1 : bits);
+    uint32_t depth = VXR_MIN_DEPTH;
+    for (int k = 0; k < 3; k++) {
+        uint32_t b = vxr_bitlen64((uint64_t)(lo[k] + h) ^ (uint64_t)(hi[k] - 1 + h));
+        if (b > depth) depth = b;
+    }
+    for (int k = 0; k < 3; k++)
+        d[k] = depth <= 8 ? (int32_t)((((lo[k] + h) >> depth) << depth) - h) : lo[k];
+}
+
+/* Writes model m as one piece, or as blocks of BLOCK^3 when it is wider. */
+static vxr_result write_model(saver *s, uint32_t m) {
+    const vxr_octree *t = &s->scene->models[m];
+    cells cs = {0};
+    vxr_octree_foreach(t, add_cell, &cs);
+    if (cs.failed) {
+        free(cs.c);
+        return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    int32_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    for (size_t i = 0; i < cs.n; i++)
+        for (int k = 0; k < 3; k++) {
+            if (i == 0 || cs.c[i].p[k] < lo[k]) lo[k] = cs.c[i].p[k];
+            if (i == 0 || cs.c[i].p[k] + 1 > hi[k]) hi[k] = cs.c[i].p[k] + 1;
+        }
+    /* Blocks: per axis from 0 when the axis lies in 0..255, else from lo. */
+    int32_t base[3];
+    uint64_t blocks[3];
+    bool split = false;
+    for (int k = 0; k < 3; k++) {
+        base[k] = lo[k] >= 0 && hi[k] <= BLOCK ? 0 : lo[k];
+        blocks[k] = ((uint64_t)((int64_t)hi[k] - base[k]) + BLOCK - 1) / BLOCK;
+        split = split || (int64_t)hi[k] - lo[k] > BLOCK;
+    }
+    for (size_t i = 0; i < cs.n; i++) {
+        uint64_t b[3];
+        for (int k = 0; k < 3; k++) b[k] = split ? (uint64_t)(cs.c[i].p[k] - base[k]) / BLOCK : 0;
+        cs.c[i].block = (b[0] * blocks[1] + b[1]) * blocks[2] + b[2];
+    }
+    if (cs.n) qsort(cs.c, cs.n, sizeof *cs.c, cmp_cell);
+    s->first[m] = s->n_pieces;
+    vxr_result r = VXR_OK;
+    if (!split) {
+        int32_t d[3];
+        fitting_shift(lo, hi, d);
+        r = write_piece(s, cs.c, cs.n, d);
+    }
+    for (size_t i = 0, j; split && r == VXR_OK && i < cs.n; i = j) {
+        for (j = i + 1; j < cs.n && cs.c[j].block == cs.c[i].block;) j++;
+        int32_t d[3];
+        for (int k = 0; k < 3; k++) d[k] = base[k] + (cs.c[i].p[k] - base[k]) / BLOCK * BLOCK;
+        r = write_piece(s, cs.c + i, j - i, d);
+    }
+    s->count[m] = s->n_pieces - s->first[m];
+    free(cs.c);
+    return r;
+}
+
+/* Whether model m is written: removed models (vxr_scene_remove_model
+ * leaves them zeroed) are not, unless an instance still names one. */
+static bool model_written(const vxr_scene *scene, uint32_t m, const bool *named) {
+    const vxr_octree *t = &scene->models[m];
+    return named[m] || t->live || t->node_count || t->attr_size;
+}
+
+/* ---- scene graph ---- */
+
+static void put_trn(out *o, int32_t id, int32_t child, int32_t layer, bool hidden, uint32_t rot,
+                    const int64_t t[3]) {
+    size_t at = chunk_begin(o, "nTRN");
+    put_i32(o, id);
+    static const char *const hide[] = {"_hidden", "1"};
+    put_dict(o, hide, hidden ? 1 : 0);
+    put_i32(o, child);
+    put_i32(o, -1); /* reserved */
+    put_i32(o, layer);
+    put_i32(o, 1); /* frames */
+    if (t) {
+        char r[16], tr[64];
+        snprintf(r, sizeof r, "%u", rot);
+        snprintf(tr, sizeof tr, "%lld %lld %lld", (long long)t[0], (long long)t[1],
+                 (long long)t[2]);
+        const char *const frame[] = {"_r", r, "_t", tr};
+        put_dict(o, frame, 2);
+    } else {
+        put_dict(o, NULL, 0);
+    }
+    chunk_end(o, at);
+}
+
+static void put_shp(out *o, int32_t id, uint32_t model) {
+    size_t at = chunk_begin(o, "nSHP");
+    put_i32(o, id);
+    put_dict(o, NULL, 0);
+    put_i32(o, 1);
+    put_i32(o, (int32_t)model);
+    put_dict(o, NULL, 0);
+    chunk_end(o, at);
+}
+
+static void put_grp(out *o, int32_t id, const int32_t *children, uint32_t n) {
+    size_t at = chunk_begin(o, "nGRP");
+    put_i32(o, id);
+    put_dict(o, NULL, 0);
+    put_i32(o, (int32_t)n);
+    for (uint32_t i = 0; i < n; i++) put_i32(o, children[i]);
+    chunk_end(o, at);
+}
+
+/* Node ids of instance i's subtree: its nTRN, then (one piece) its nSHP,
+ * or (several) its nGRP and an nTRN, nSHP pair per piece. */
+static int32_t subtree_nodes(const saver *s, uint32_t model) {
+    return s->count[model] == 1 ? 2 : 2 + 2 * (int32_t)s->count[model];
+}
+
+static bool saved(const vxr_instance *in) {
+    return !(in->flags & VXR_INSTANCE_REMOVED);
+}
+
+/* The nTRN of a piece p of a model under R: t = T + R (shift + floor(S/2)). */
+static void piece_translation(const piece *p, const placement *pl, int64_t dest[3]) {
+    for (int i = 0; i < 3; i++) {
+        dest[i] = pl ? pl->t[i] : 0;
+        for (int k = 0; k < 3; k++) {
+            int32_t r = pl ? pl->R[3 * i + k] : i == k;
+            dest[i] += r * ((int64_t)p->shift[k] + p->size[k] / 2);
+        }
+    }
+}
+
+static vxr_result write_instance(saver *s, uint32_t i, int32_t id) {
+    const vxr_instance *in = &s->scene->instances[i];
+    placement pl;
+    get_placement(in, i, &pl, NULL); /* checked before */
+    bool hidden = (in->flags & VXR_INSTANCE_HIDDEN) != 0;
+    uint32_t first = s->first[in->model], n = s->count[in->model];
+    /* What the reader composes for each piece must stay within its limit. */
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t t[3];
+        piece_translation(&s->pieces[first + k], &pl, t);
+        for (int j = 0; j < 3; j++)
+            if (t[j] < -MAX_TRANSLATION || t[j] > MAX_TRANSLATION)
+                return vxr_fail(s->err, VXR_ERROR_LIMIT,
+                                "instance %u: its .vox translation lies beyond +-2^24", i);
+    }
+    if (n == 1) {
+        int64_t t[3];
+        piece_translation(&s->pieces[first], &pl, t);
+        put_trn(&s->o, id, id + 1, 0, hidden, pl.rot, t);
+        put_shp(&s->o, id + 1, first);
+        return VXR_OK;
+    }
+    put_trn(&s->o, id, id + 1, 0, hidden, pl.rot, pl.t);
+    int32_t *children = malloc(n * sizeof *children);
+    if (!children) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t k = 0; k < n; k++) children[k] = id + 2 + 2 * (int32_t)k;
+    put_grp(&s->o, id + 1, children, n);
+    free(children);
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t t[3];
+        piece_translation(&s->pieces[first + k], NULL, t);
+        put_trn(&s->o, id + 2 + 2 * (int32_t)k, id + 3 + 2 * (int32_t)k, 0, false,
+                IDENTITY_ROTATION, t);
+        put_shp(&s->o, id + 3 + 2 * (int32_t)k, first + k);
+    }
+    return VXR_OK;
+}
+
+static vxr_result write_graph(saver *s) {
+    const vxr_scene *sc = s->scene;
+    uint32_t n = 0;
+    uint64_t shapes = 0, ids = 2;
+    for (uint32_t i = 0; i < sc->instance_count; i++) {
+        if (!saved(&sc->instances[i])) continue;
+        n++;
+        shapes += s->count[sc->instances[i].model];
+        ids += (uint64_t)subtree_nodes(s, sc->instances[i].model);
+    }
+    if (shapes > MAX_SHAPES || ids > INT32_MAX)
+        return vxr_fail(s->err, VXR_ERROR_LIMIT,
+                        "%llu model placements (instances times the 256^3 blocks of their "
+                        "models): more than a .vox reader takes (2^24)",
+                        (unsigned long long)shapes);
+    int32_t *children = malloc((n ? n : 1) * sizeof *children);
+    if (!children) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    int32_t id = 2;
+    for (uint32_t i = 0, k = 0; i < sc->instance_count; i++) {
+        if (!saved(&sc->instances[i])) continue;
+        children[k++] = id;
+        id += subtree_nodes(s, sc->instances[i].model);
+    }
+    put_trn(&s->o, 0, 1, -1, false, IDENTITY_ROTATION, NULL);
+    put_grp(&s->o, 1, children, n);
+    free(children);
+    vxr_result r = VXR_OK;
+    id = 2;
+    for (uint32_t i = 0; r == VXR_OK && i < sc->instance_count; i++) {
+        if (!saved(&sc->instances[i])) continue;
+        r = write_instance(s, i, id);
+        id += subtree_nodes(s, sc->instances[i].model);
+    }
+    return r;
+}
+
+static void write_palette(saver *s) {
+    size_t at = chunk_begin(&s->o, "LAYR");
+    put_i32(&s->o, 0);
+    put_dict(&s->o, NULL, 0);
+    put_i32(&s->o, -1);
+    chunk_end(&s->o, at);
+    at = chunk_begin(&s->o, "RGBA");
+    for (uint32_t i = 1; i <= 256; i++) {
+        uint32_t c = 0;
+        if (i < 256) c = s->rgba ? (i <= s->rgba->n ? s->rgba->v[i - 1] : 0) : s->scene->palette[i];
+        const uint8_t b[4] = {(uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16),
+                              (uint8_t)(c >> 24)};
+        put(&s->o, b, 4);
+    }
+    chunk_end(&s->o, at);
+}
+
+/* ---- the whole file ---- */
+
+static vxr_result check_instances(const vxr_scene *sc, bool *named, vxr_error *err) {
+    for (uint32_t i = 0; i < sc->instance_count; i++) {
+        const vxr_instance *in = &sc->instances[i];
+        if (!saved(in)) continue;
+        if (in->model >= sc->model_count)
+            return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u names model %u of %u", i,
+                            in->model, sc->model_count);
+        placement pl;
+        vxr_result r = get_placement(in, i, &pl, err);
+        if (r != VXR_OK) return r;
+        named[in->model] = true;
+    }
+    return VXR_OK;
+}
+
+static vxr_result collect_colours(saver *s, const bool *written) {
+    if (s->scene->attr_size != 4) return VXR_OK;
+    s->rgba = calloc(1, sizeof *s->rgba);
+    if (!s->rgba) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t m = 0; m < s->scene->model_count && !s->rgba->too_many; m++)
+        if (written[m]) vxr_octree_foreach(&s->scene->models[m], add_colour, s->rgba);
+    if (s->rgba->too_many)
+        return vxr_fail(s->err, VXR_ERROR_LIMIT,
+                        "the scene has more than 255 distinct RGBA colours: a .vox palette "
+                        "holds 255");
+    qsort(s->rgba->v, s->rgba->n, sizeof *s->rgba->v, cmp_u32);
+    return VXR_OK;
+}
+
+static vxr_result save(saver *s) {
+    const vxr_scene *sc = s->scene;
+    size_t models = sc->model_count ? sc->model_count : 1;
+    bool *named = calloc(models, sizeof *named);
+    s->first = calloc(models, sizeof *s->first);
+    s->count = calloc(models, sizeof *s->count);
+    if (!named || !s->first || !s->count) {
+        free(named);
+        return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    vxr_result r = check_instances(sc, named, s->err);
+    for (uint32_t m = 0; r == VXR_OK && m < sc->model_count; m++)
+        named[m] = model_written(sc, m, named);
+    if (r == VXR_OK) r = collect_colours(s, named);
+    if (r == VXR_OK) {
+        put(&s->o, "VOX ", 4);
+        put_i32(&s->o, 200);
+        put(&s->o, "MAIN", 4);
+        put_i32(&s->o, 0);
+        put_i32(&s->o, 0); /* children: patched below */
+    }
+    for (uint32_t m = 0; r == VXR_OK && m < sc->model_count; m++)
+        if (named[m]) r = write_model(s, m);
+    free(named);
+    if (r == VXR_OK) r = write_graph(s);
+    if (r == VXR_OK) write_palette(s);
+    if (r == VXR_OK && s->o.failed) r = vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    if (r == VXR_OK && s->o.n - 20 > INT32_MAX)
+        r = vxr_fail(s->err, VXR_ERROR_LIMIT, "%zu bytes of chunks: more than .vox holds (2^31)",
+                     s->o.n - 20);
+    if (r == VXR_OK) vxr_put32(s->o.p + 16, (uint32_t)(s->o.n - 20));
+    return r;
+}
+
+vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err) {
+    *data = NULL;
+    *size = 0;
+    saver s = {0};
+    s.scene = scene;
+    s.err = err;
+    vxr_result r = save(&s);
+    free(s.rgba);
+    free(s.pieces);
+    free(s.first);
+    free(s.count);
+    if (r != VXR_OK) {
+        free(s.o.p);
+        return r;
+    }
+    *data = s.o.p;
+    *size = s.o.n;
+    return VXR_OK;
+}

@@ -1,0 +1,55 @@
+/* vxr view's words: the window title's readout and the summary a
+ * --frames run prints (main.c calls them). */
+#include <string.h>
+#include "app.h"
+
+static const char *const face_names[6] = {"left", "right", "front", "back", "top", "bottom"};
+
+void view_readout(const app *a, char *dest, size_t size) {
+    const vxr_pick *p = &a->pick;
+    int n = snprintf(dest, size, "vxr view | %s | %.1f ms", a->scene_name, a->frame_ms);
+    if (a->gpu_ms > 0) n += snprintf(dest + n, size - (size_t)n, ", GPU %.2f ms", a->gpu_ms);
+    n += snprintf(dest + n, size - (size_t)n, " | %u/%u visible%s | grid %u%s", a->visible,
+                  a->scene->instance_count, a->cull ? "" : " (cull off)", a->grid,
+                  a->fly ? " | fly" : "");
+    if (p->hit)
+        n += snprintf(dest + n, size - (size_t)n,
+                      " | instance %u %s %d,%d,%d face %d%s%s corner %d edge %d colour "
+                      "#%02x%02x%02x t %.3f",
+                      p->instance, p->size > 1 ? "cube" : "voxel", p->voxel[0], p->voxel[1],
+                      p->voxel[2], p->face, p->face >= 0 ? " " : "",
+                      p->face >= 0 ? face_names[p->face] : "", p->corner, p->edge, p->color & 255u,
+                      p->color >> 8 & 255u, p->color >> 16 & 255u, (double)p->t);
+    view_edit_readout(a, dest + n, size - (size_t)n);
+    n += (int)strlen(dest + n);
+    if (a->message[0] && glfwGetTime() < a->message_until)
+        snprintf(dest + n, size - (size_t)n, " | %s", a->message);
+}
+
+/* After --frames: the readout, or with --json the last pick record (as
+ * `vxr pick` prints it) and a line with the scene, the window, the camera
+ * (eye and target round-trip as floats), the mean frame and GPU times
+ * after the first two frames, and edit mode's undo and redo depths. */
+void view_print_summary(const app *a) {
+    if (!a->args->r.json) {
+        char line[1024];
+        view_readout(a, line, sizeof line);
+        printf("%s\n", line);
+        return;
+    }
+    cli_print_pick(stdout, &a->pick);
+    const float *e = a->cam.eye, *t = a->cam.target;
+    uint32_t undo = 0, redo = 0;
+    if (a->editor) vxr_editor_depth(a->editor, &undo, &redo, NULL);
+    printf("{\"scene\":\"");
+    cli_print_json_string(stdout, a->scene_name);
+    printf("\",\"width\":%u,\"height\":%u,\"grid\":%u,\"visible\":%u,\"instances\":%u,"
+           "\"cull\":%s,\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,"
+           "\"frame_ms\":%.3f,\"gpu_ms\":%.3f,\"edit\":%s,\"undo\":%u,\"redo\":%u}\n",
+           a->cam.width, a->cam.height, a->grid, a->visible, a->scene->instance_count,
+           a->cull ? "true" : "false", (double)e[0], (double)e[1], (double)e[2], (double)t[0],
+           (double)t[1], (double)t[2], (double)a->cam.fov_deg,
+           a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
+           a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms, a->editing ? "true" : "false",
+           undo, redo);
+}
