@@ -255,6 +255,15 @@ void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t co
 /* The model table record of model i as placed (zero for a removed one). */
 void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,
                                vxr_gpu_model *dest);
+/* renderer/upload.c: the most elements section k may hold (its bindings,
+ * and 32-bit bases: attribute bases count bytes); the chunks (bindings)
+ * its capacity takes, at least 1. */
+uint64_t vxr_section_limit(const vxr_section *sec, int k);
+uint32_t vxr_section_chunks(const vxr_section *sec);
+/* What the shader needs of a hierarchy besides its buffers: its node
+ * count and the grid pads. */
+struct vxr_bvh;
+void vxr_renderer_take_hierarchy(vxr_renderer *r, const struct vxr_bvh *bvh);
 /* Frees the renderer's update state (ranges, ring, retired objects). */
 void vxr_renderer_update_free(vxr_renderer *r);
 

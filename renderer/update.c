@@ -347,9 +347,7 @@ static vxr_result relayout(update *u, int k, const uint64_t *want, vxr_error *er
     uint64_t total = 0;
     for (uint32_t i = 0; i < r->model_count; i++)
         if (r->res[i].placed) total += want[i];
-    uint64_t limit = (uint64_t)sec->bindings << sec->shift;
-    if (k == VXR_SEC_ATTRS && limit > (1ull << 30)) limit = 1ull << 30;
-    if (k != VXR_SEC_ATTRS && limit > UINT32_MAX) limit = UINT32_MAX;
+    uint64_t limit = vxr_section_limit(sec, k);
     if (total > limit)
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                             "the edited scene needs %llu bytes of one section, more than %u "
@@ -677,9 +675,7 @@ static vxr_result update_instances(update *u, bool hierarchy) {
             return vxr_ctx_fail(c, u->err, res, "the instance hierarchy: %s",
                                 vxr_result_string(res));
         }
-        r->bvh_nodes = bvh.node_count;
-        for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
-            r->grid_pad[level] = vxr_bvh_grid_pad(&bvh, 1u << level);
+        vxr_renderer_take_hierarchy(r, &bvh);
         if ((res = upload_table(u, VXR_BIND_BVH, 0, bvh.nodes,
                                 (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node))) == VXR_OK)
             res = upload_table(u, VXR_BIND_ITEMS, 0, bvh.items, (uint64_t)bvh.item_count * 4);
@@ -700,9 +696,7 @@ static vxr_result rebind(update *u) {
     r->pool = VK_NULL_HANDLE;
     vxr_spec *sp = &r->spec;
     uint32_t chunks[VXR_SECTIONS];
-    for (int k = 0; k < VXR_SECTIONS; k++)
-        chunks[k] =
-            (uint32_t)((r->sec[k].capacity + (1ull << r->sec[k].shift) - 1) >> r->sec[k].shift);
+    for (int k = 0; k < VXR_SECTIONS; k++) chunks[k] = vxr_section_chunks(&r->sec[k]);
     if (chunks[0] != sp->node_chunks || chunks[1] != sp->battr_chunks ||
         chunks[2] != sp->attr_chunks) {
         sp->node_chunks = chunks[0];

@@ -29,6 +29,16 @@ static uint32_t chunk_count(uint64_t count, uint32_t shift) {
     return n ? (uint32_t)(n > 0xffffffffu ? 0xffffffffu : n) : 1u;
 }
 
+uint32_t vxr_section_chunks(const vxr_section *sec) {
+    return chunk_count(sec->capacity, sec->shift);
+}
+
+uint64_t vxr_section_limit(const vxr_section *sec, int k) {
+    uint64_t limit = (uint64_t)sec->bindings << sec->shift;
+    uint64_t bases = k == VXR_SEC_ATTRS ? 1ull << 30 : UINT32_MAX;
+    return limit < bases ? limit : bases;
+}
+
 /* Copies bytes into binding b's buffer of capacity bytes (>= bytes):
  * mapped device-local memory when there is some, else a staging buffer and
  * a copy recorded into cmd. */
@@ -127,9 +137,7 @@ fail:
     return res;
 }
 
-/* What the shader needs of a hierarchy besides its buffers: its node
- * count and the grid pads. */
-static void take_hierarchy(vxr_renderer *r, const vxr_bvh *bvh) {
+void vxr_renderer_take_hierarchy(vxr_renderer *r, const vxr_bvh *bvh) {
     r->bvh_nodes = bvh->node_count;
     for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
         r->grid_pad[level] = vxr_bvh_grid_pad(bvh, 1u << level);
@@ -199,9 +207,7 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
                                              "voxel attributes"};
     for (int k = 0; k < VXR_SECTIONS; k++) {
         vxr_section *sec = &r->sec[k];
-        uint64_t limit = (uint64_t)sec->bindings << sec->shift;
-        if (k == VXR_SEC_ATTRS && limit > (1ull << 30)) limit = 1ull << 30; /* byte bases */
-        if (k != VXR_SEC_ATTRS && limit > UINT32_MAX) limit = UINT32_MAX;
+        uint64_t limit = vxr_section_limit(sec, k);
         if (total[k] > limit)
             return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                                 "the scene's %s need %llu bytes, more than %u bindings of %llu",
@@ -257,11 +263,11 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         vxr_ctx_fail(c, err, res, "the instance hierarchy: %s", vxr_result_string(res));
         goto fail;
     }
-    take_hierarchy(r, &bvh);
+    vxr_renderer_take_hierarchy(r, &bvh);
     vxr_spec *sp = &r->spec;
-    sp->node_chunks = chunk_count(r->sec[VXR_SEC_NODES].capacity, sp->node_shift);
-    sp->battr_chunks = chunk_count(r->sec[VXR_SEC_BATTR].capacity, sp->battr_shift);
-    sp->attr_chunks = chunk_count(r->sec[VXR_SEC_ATTRS].capacity, sp->attr_shift);
+    sp->node_chunks = vxr_section_chunks(&r->sec[VXR_SEC_NODES]);
+    sp->battr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_BATTR]);
+    sp->attr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_ATTRS]);
 
     /* Tables stay in one binding each; the octree sections may split. */
     if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
@@ -337,7 +343,7 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     if (res != VXR_OK) {
         return vxr_ctx_fail(c, err, res, "the instance hierarchy: %s", vxr_result_string(res));
     }
-    take_hierarchy(r, &bvh);
+    vxr_renderer_take_hierarchy(r, &bvh);
     /* earlier reads of these buffers (frames already recorded or
      * submitted) before the writes; the writes before later reads */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,

@@ -122,15 +122,15 @@ typedef uint32_t vxr_uint;
 
 /* ---- formats and limits ---- */
 
-#define VXR_BLOB_MAGIC      0x42525856u /* "VXRB" little-endian */
-#define VXR_BLOB_VERSION    2u
-#define VXR_BRICK_LEVEL     2u  /* level of the brick nodes (4^3 voxels) */
-#define VXR_MIN_DEPTH       2u  /* an octree is at least one brick */
-#define VXR_MAX_DEPTH       21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
-#define VXR_LEVELS          22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
-#define VXR_PALETTE_SIZE    256u
-#define VXR_INSTANCE_HIDDEN 1u /* instance flag: loaded but not drawn or picked */
-#define VXR_INSTANCE_CULLED 2u /* instance flag: outside its view distance */
+#define VXR_BLOB_MAGIC       0x42525856u /* "VXRB" little-endian */
+#define VXR_BLOB_VERSION     2u
+#define VXR_BRICK_LEVEL      2u  /* level of the brick nodes (4^3 voxels) */
+#define VXR_MIN_DEPTH        2u  /* an octree is at least one brick */
+#define VXR_MAX_DEPTH        21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
+#define VXR_LEVELS           22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
+#define VXR_PALETTE_SIZE     256u
+#define VXR_INSTANCE_HIDDEN  1u /* instance flag: loaded but not drawn or picked */
+#define VXR_INSTANCE_CULLED  2u /* instance flag: outside its view distance */
 #define VXR_INSTANCE_REMOVED 4u /* instance flag: a free slot (with HIDDEN) */
 
 /* Editor grids: N = 2^level for level 0 .. VXR_GRID_LEVELS - 1. */
@@ -214,9 +214,10 @@ typedef uint32_t vxr_uint;
 #define VXR_RAY_FLOATS      6 /* origin xyz, direction xyz (vxr_ray) */
 
 /* Tables in texels of 16 bytes, and the texel of each field. */
-#define VXR_MODEL_TEXELS      3u
-#define VXR_MODEL_ORIGIN      0u /* xyz origin (int bits), w depth */
-#define VXR_MODEL_BASES       1u /* x node base, y first brick, z brick_attr base - offset, w attr base */
+#define VXR_MODEL_TEXELS 3u
+#define VXR_MODEL_ORIGIN 0u /* xyz origin (int bits), w depth */
+#define VXR_MODEL_BASES  1u /* x node base, y first brick, z brick_attr base - offset, w attr base \
+                             */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
