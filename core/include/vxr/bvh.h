@@ -43,7 +43,8 @@ typedef struct vxr_bvh {
  * (records[i] = vxr_instance_gpu(scene, i), instance_count of them).
  * On failure *dest is zeroed: VXR_ERROR_MEMORY, or VXR_ERROR_LIMIT should
  * the depth ever pass VXR_BVH_MAX_DEPTH (a median split cannot). */
-vxr_result vxr_bvh_build(const vxr_scene *scene, const vxr_gpu_instance *records, vxr_bvh *dest);
+VXR_API vxr_result vxr_bvh_build(const vxr_scene *scene, const vxr_gpu_instance *records,
+                                 vxr_bvh *dest);
 /* Whether an instance record is one the hierarchy holds (before
  * duplicates are dropped): not hidden, not culled, a model with voxels. */
 static inline bool vxr_bvh_holds(const vxr_scene *scene, const vxr_gpu_instance *record) {
@@ -52,7 +53,7 @@ static inline bool vxr_bvh_holds(const vxr_scene *scene, const vxr_gpu_instance 
 }
 
 /* Frees the arrays and zeroes bvh; NULL is a no-op. */
-void vxr_bvh_free(vxr_bvh *bvh);
+VXR_API void vxr_bvh_free(vxr_bvh *bvh);
 
 /* Nodes the hierarchy of n instances can have at most (buffer sizing). */
 static inline uint64_t vxr_bvh_node_bound(uint32_t instances) {
@@ -62,10 +63,10 @@ static inline uint64_t vxr_bvh_node_bound(uint32_t instances) {
 /* How far (world units) the boxes must be widened for picks at grid N: a
  * grid cube reaches past the voxels it holds. 0 for N <= 1. The GPU widens
  * its boxes by this same float. N must be a power of two. */
-float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid);
+VXR_API float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid);
 
 /* The box of one instance record as the hierarchy holds it (widened). */
-void vxr_bvh_instance_box(const vxr_gpu_instance *record, float lo[3], float hi[3]);
+VXR_API void vxr_bvh_instance_box(const vxr_gpu_instance *record, float lo[3], float hi[3]);
 
 #ifdef __cplusplus
 }

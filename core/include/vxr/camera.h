@@ -25,16 +25,16 @@ typedef struct vxr_camera {
  * parallel to Z), r = normalize(cross(f, up)), u = cross(r, f).
  * Returns VXR_ERROR_ARGUMENT when eye == target, the size is zero, the fov
  * is not in (0, 180) or any input is not finite. */
-vxr_result vxr_camera_setup(vxr_camera *cam);
+VXR_API vxr_result vxr_camera_setup(vxr_camera *cam);
 
 /* The ray through the centre of pixel (i, j), row 0 at the top:
  * d = normalize(f + (2(i+0.5)/W - 1) tan(fov/2) (W/H) r + (1 - 2(j+0.5)/H) tan(fov/2) u). */
-void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_ray *dest);
+VXR_API void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_ray *dest);
 
 /* A camera orbiting the scene's world bounds: angle in radians about Z,
  * elevation in radians, distance as a multiple of the bounds' diagonal. */
-void vxr_camera_orbit(const vxr_scene *scene, float angle, float elevation, float distance,
-                      vxr_camera *dest);
+VXR_API void vxr_camera_orbit(const vxr_scene *scene, float angle, float elevation, float distance,
+                              vxr_camera *dest);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Marks the public API: the only symbols a shared vxr library exports (it is
+ * built with hidden visibility). */
+#if defined(__GNUC__) || defined(__clang__)
+#define VXR_API __attribute__((visibility("default")))
+#else
+#define VXR_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,7 +44,7 @@ typedef struct vxr_error {
 } vxr_error;
 
 /* Short name of a result code ("format error", ...); never NULL. */
-const char *vxr_result_string(vxr_result r);
+VXR_API const char *vxr_result_string(vxr_result r);
 
 /* A voxel: its integer cell and its colour. In a paletted list colour is a
  * palette index 1..255 (0 is never stored); otherwise it is RGBA8 packed with
@@ -55,7 +63,7 @@ typedef struct vxr_transform {
 } vxr_transform;
 
 /* The identity transform. */
-vxr_transform vxr_transform_identity(void);
+VXR_API vxr_transform vxr_transform_identity(void);
 
 /* Packs r,g,b,a into RGBA8 (red in the low byte). */
 static inline uint32_t vxr_rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a) {

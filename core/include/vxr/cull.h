@@ -20,9 +20,9 @@ typedef struct vxr_culler vxr_culler;
 
 /* A culler for scene as it is now (its non-hidden instances, their bounds
  * and view distances); culling starts off. VXR_ERROR_MEMORY. */
-vxr_result vxr_culler_create(const vxr_scene *scene, vxr_culler **dest);
+VXR_API vxr_result vxr_culler_create(const vxr_scene *scene, vxr_culler **dest);
 /* NULL is a no-op. */
-void vxr_culler_destroy(vxr_culler *culler);
+VXR_API void vxr_culler_destroy(vxr_culler *culler);
 
 /* Sets VXR_INSTANCE_CULLED on every instance of scene (the one the culler
  * was made for) not visible from eye and clears it on the others; eye NULL
@@ -31,8 +31,8 @@ void vxr_culler_destroy(vxr_culler *culler);
  * set differs from the previous call's (either may be NULL). Costs
  * O(visible) per call. VXR_ERROR_ARGUMENT for a non-finite eye or another
  * scene (the flags stay as they were). */
-vxr_result vxr_culler_update(vxr_culler *culler, vxr_scene *scene, const float eye[3],
-                             uint32_t *visible, bool *changed);
+VXR_API vxr_result vxr_culler_update(vxr_culler *culler, vxr_scene *scene, const float eye[3],
+                                     uint32_t *visible, bool *changed);
 
 #ifdef __cplusplus
 }

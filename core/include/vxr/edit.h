@@ -40,7 +40,7 @@ typedef struct vxr_voxel_change {
 /* Turns an octree into its live form (laid out afresh, all of it noted as
  * changed); a live one stays as it is. VXR_ERROR_MEMORY leaves it as it
  * was. */
-vxr_result vxr_octree_make_live(vxr_octree *tree);
+VXR_API vxr_result vxr_octree_make_live(vxr_octree *tree);
 
 /* Sets the voxel at (x, y, z) to attr (a palette index 1..255 or RGBA8, as
  * tree->attr_size says), growing the root when the cell lies outside it;
@@ -48,15 +48,15 @@ vxr_result vxr_octree_make_live(vxr_octree *tree);
  * receives what changed. The tree must be live. VXR_ERROR_LIMIT for a cell
  * beyond +-2^20, VXR_ERROR_ARGUMENT for a bad attr or a compact tree,
  * VXR_ERROR_MEMORY (the tree is then unusable until compacted). */
-vxr_result vxr_octree_set_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z, uint32_t attr,
-                                bool paint_only, vxr_voxel_change *dest);
+VXR_API vxr_result vxr_octree_set_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z,
+                                        uint32_t attr, bool paint_only, vxr_voxel_change *dest);
 /* Clears the voxel at (x, y, z); nodes left empty go, and a tree left with
  * no voxel is empty (depth 0, no nodes). As vxr_octree_set_voxel. */
-vxr_result vxr_octree_clear_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z,
-                                  vxr_voxel_change *dest);
+VXR_API vxr_result vxr_octree_clear_voxel(vxr_octree *tree, int32_t x, int32_t y, int32_t z,
+                                          vxr_voxel_change *dest);
 /* Clears leave vmin/vmax possibly wider than the voxels: this makes them
  * tight again (a branch-and-bound descent per side). */
-void vxr_octree_refresh_bounds(vxr_octree *tree);
+VXR_API void vxr_octree_refresh_bounds(vxr_octree *tree);
 
 /* Changed ranges since they were last taken: node slots (their node and
  * brick_attr entry) and attributes, sorted and merged; `all` when
@@ -72,49 +72,50 @@ typedef struct vxr_octree_changes {
     const vxr_span *attrs;
     uint32_t attr_spans;
 } vxr_octree_changes;
-void vxr_octree_get_changes(vxr_octree *tree, vxr_octree_changes *dest);
+VXR_API void vxr_octree_get_changes(vxr_octree *tree, vxr_octree_changes *dest);
 /* Forgets the changes listed so far (the renderer uploaded them). */
-void vxr_octree_changes_taken(vxr_octree *tree);
+VXR_API void vxr_octree_changes_taken(vxr_octree *tree);
 
 /* The compact form of a tree (bulk build of its voxels) into dest. */
-vxr_result vxr_octree_compact_copy(const vxr_octree *tree, vxr_octree *dest, vxr_error *err);
+VXR_API vxr_result vxr_octree_compact_copy(const vxr_octree *tree, vxr_octree *dest,
+                                           vxr_error *err);
 /* Replaces the tree by its compact form, made live again when `live`. */
-vxr_result vxr_octree_compact(vxr_octree *tree, bool live, vxr_error *err);
+VXR_API vxr_result vxr_octree_compact(vxr_octree *tree, bool live, vxr_error *err);
 /* A live copy of a tree (compact or live) into dest. */
-vxr_result vxr_octree_copy(const vxr_octree *tree, vxr_octree *dest);
+VXR_API vxr_result vxr_octree_copy(const vxr_octree *tree, vxr_octree *dest);
 /* Node slots and attributes on the live form's free lists (0 when compact). */
-void vxr_octree_waste(const vxr_octree *tree, uint64_t *free_slots, uint64_t *free_attrs);
+VXR_API void vxr_octree_waste(const vxr_octree *tree, uint64_t *free_slots, uint64_t *free_attrs);
 
 /* ---- scenes that change ---- */
 
 /* Makes every model live: call once before editing (each model is laid out
  * afresh, O(voxels)). */
-vxr_result vxr_scene_make_live(vxr_scene *scene);
+VXR_API vxr_result vxr_scene_make_live(vxr_scene *scene);
 /* A new empty live model; *id is its index (a removed model's index may be
  * reused). */
-vxr_result vxr_scene_add_model(vxr_scene *scene, uint32_t *id);
+VXR_API vxr_result vxr_scene_add_model(vxr_scene *scene, uint32_t *id);
 /* Removes a model and every instance of it. */
-vxr_result vxr_scene_remove_model(vxr_scene *scene, uint32_t id);
+VXR_API vxr_result vxr_scene_remove_model(vxr_scene *scene, uint32_t id);
 /* A new instance (checked as a loaded one); *id its index (a removed
  * instance's index may be reused). */
-vxr_result vxr_scene_add_instance(vxr_scene *scene, const vxr_instance *in, uint32_t *id,
-                                  vxr_error *err);
+VXR_API vxr_result vxr_scene_add_instance(vxr_scene *scene, const vxr_instance *in, uint32_t *id,
+                                          vxr_error *err);
 /* Replaces instance id's model, flags, transform and view distance. */
-vxr_result vxr_scene_set_instance(vxr_scene *scene, uint32_t id, const vxr_instance *in,
-                                  vxr_error *err);
+VXR_API vxr_result vxr_scene_set_instance(vxr_scene *scene, uint32_t id, const vxr_instance *in,
+                                          vxr_error *err);
 /* Removes an instance: it stays in the table, flagged VXR_INSTANCE_HIDDEN
  * and VXR_INSTANCE_REMOVED. */
-vxr_result vxr_scene_remove_instance(vxr_scene *scene, uint32_t id);
+VXR_API vxr_result vxr_scene_remove_instance(vxr_scene *scene, uint32_t id);
 /* Gives an instance its own copy of its model to edit alone; *model (may
  * be NULL) receives the copy's id. */
-vxr_result vxr_scene_own_model(vxr_scene *scene, uint32_t instance, uint32_t *model);
+VXR_API vxr_result vxr_scene_own_model(vxr_scene *scene, uint32_t instance, uint32_t *model);
 /* Stamps a model as changed (its voxels: instances' bounds follow). */
-void vxr_scene_touch_model(vxr_scene *scene, uint32_t id);
+VXR_API void vxr_scene_touch_model(vxr_scene *scene, uint32_t id);
 
 /* The attr value of a colour for the scene: RGBA8 in an RGBA scene, the
  * nearest palette entry (squared RGB distance, ties to the lower index) in
  * a paletted one, among the entries in use (alpha not 0). */
-uint32_t vxr_scene_color_value(const vxr_scene *scene, uint32_t rgba);
+VXR_API uint32_t vxr_scene_color_value(const vxr_scene *scene, uint32_t rgba);
 
 /* ---- shaped, undoable edits ---- */
 
@@ -145,8 +146,8 @@ typedef struct vxr_edit {
  * model: the cube itself (remove, paint), or with `beside` the cube across
  * its entry face (place). VXR_ERROR_ARGUMENT without a hit, or beside a
  * pick whose origin was inside (face -1). */
-vxr_result vxr_edit_pick_cube(const vxr_scene *scene, const vxr_pick *pick, bool beside,
-                              vxr_edit_op op, uint32_t value, vxr_edit *dest);
+VXR_API vxr_result vxr_edit_pick_cube(const vxr_scene *scene, const vxr_pick *pick, bool beside,
+                                      vxr_edit_op op, uint32_t value, vxr_edit *dest);
 
 typedef struct vxr_editor vxr_editor;
 
@@ -158,22 +159,23 @@ typedef struct vxr_edit_result {
 
 /* An editor of scene (which it makes live) with a journal of at most
  * journal_bytes (0: 64 MiB); older steps are forgotten when it is full. */
-vxr_result vxr_editor_create(vxr_scene *scene, size_t journal_bytes, vxr_editor **dest,
-                             vxr_error *err);
+VXR_API vxr_result vxr_editor_create(vxr_scene *scene, size_t journal_bytes, vxr_editor **dest,
+                                     vxr_error *err);
 /* NULL is a no-op. */
-void vxr_editor_destroy(vxr_editor *editor);
+VXR_API void vxr_editor_destroy(vxr_editor *editor);
 /* Applies one edit as one undoable step (even when it changes nothing);
  * the steps that could be redone are dropped. On failure the model holds
  * what the step did up to then, the step is undoable, and err says why.
  * result may be NULL. */
-vxr_result vxr_editor_apply(vxr_editor *editor, const vxr_edit *edit, vxr_edit_result *result,
-                            vxr_error *err);
+VXR_API vxr_result vxr_editor_apply(vxr_editor *editor, const vxr_edit *edit,
+                                    vxr_edit_result *result, vxr_error *err);
 /* Undoes the last step / redoes the last undone one; *done is false when
  * there is none. */
-vxr_result vxr_editor_undo(vxr_editor *editor, bool *done, vxr_error *err);
-vxr_result vxr_editor_redo(vxr_editor *editor, bool *done, vxr_error *err);
+VXR_API vxr_result vxr_editor_undo(vxr_editor *editor, bool *done, vxr_error *err);
+VXR_API vxr_result vxr_editor_redo(vxr_editor *editor, bool *done, vxr_error *err);
 /* Steps that can be undone and redone, and the journal's bytes. */
-void vxr_editor_depth(const vxr_editor *editor, uint32_t *undo, uint32_t *redo, size_t *bytes);
+VXR_API void vxr_editor_depth(const vxr_editor *editor, uint32_t *undo, uint32_t *redo,
+                              size_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -20,25 +20,29 @@ extern "C" {
 #endif
 
 /* MagicaVoxel .vox, versions 150 and 200 (see core/vox.c for what is read). */
-vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err);
+VXR_API vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
 /* .vl32: headerless big-endian int32 x, y, z, then ARGB; alpha 0 is empty.
  * One model, one identity instance; up to 255 distinct colours become a
  * palette, more keep RGBA8. */
-vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err);
+VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                 vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt. */
-vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
+VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
 
 /* Savers write into a new malloc'd buffer (*data, *size); on failure both
  * are NULL/0 and err says why. */
 
 /* .vxo: the bytes depend only on the scene, so load-then-save reproduces a
  * file. Only VXR_ERROR_MEMORY can fail. */
-vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
+VXR_API vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *size,
+                                vxr_error *err);
 /* .vl32: the visible instanced voxels in world cells (one record per
  * instanced voxel, instance order; a later record wins on reading). Fails
  * with VXR_ERROR_LIMIT for non-integer placements (rotations other than
  * axis permutations, or scale != 1). */
-vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
+VXR_API vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size,
+                                 vxr_error *err);
 
 /* MagicaVoxel .vox, version 200: a SIZE/XYZI pair per model, the scene
  * graph (root nTRN -> nGRP -> per instance an nTRN with rotation and
@@ -55,7 +59,8 @@ vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size, v
  * .vox cannot hold (scale != 1, a rotation other than a signed axis
  * permutation, a translation off whole cells or beyond +-2^24), and for an
  * RGBA8 scene of more than 255 colours; VXR_ERROR_MEMORY. */
-vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
+VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size,
+                                vxr_error *err);
 
 /* One file format. Exactly one of load_src (voxel lists, built afterwards)
  * and load (a built scene) is set; save is NULL when vxr cannot write it. */
@@ -70,35 +75,35 @@ typedef struct vxr_format {
 } vxr_format;
 
 /* The table; *count receives its length. */
-const vxr_format *vxr_formats(size_t *count);
+VXR_API const vxr_format *vxr_formats(size_t *count);
 /* The format of a file from its leading bytes, else from the extension of
  * path (case-insensitive); NULL when neither says. */
-const vxr_format *vxr_format_detect(const char *path, const uint8_t *data, size_t size);
+VXR_API const vxr_format *vxr_format_detect(const char *path, const uint8_t *data, size_t size);
 /* The writable format an output path names by its extension; NULL when
  * none. */
-const vxr_format *vxr_format_for_output(const char *path);
+VXR_API const vxr_format *vxr_format_for_output(const char *path);
 /* The writable formats' extensions, "a, b or c", into dest (for messages). */
-void vxr_format_output_list(char *dest, size_t size);
+VXR_API void vxr_format_output_list(char *dest, size_t size);
 
 /* Generates a built-in scene from its spec without the '@': "demo",
  * "menger:L" (L 0..6), "terrain:N" (N 1..8192, an N x N heightfield),
  * "world:K" (K 1..1000000 objects with finite view distances over a terrain). */
-vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr_error *err);
+VXR_API vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr_error *err);
 
 /* Reads a whole file into a new malloc'd buffer. */
-vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err);
+VXR_API vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err);
 /* Writes a buffer to a file, through a temporary file and a rename, so a
  * failed write never leaves a partial file behind. */
-vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err);
+VXR_API vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err);
 
 /* Loads a scene source (voxel lists) from a file of a format with load_src,
  * or from "@spec". A .vxo file holds built octrees, not voxel lists:
  * VXR_ERROR_ARGUMENT. */
-vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err);
+VXR_API vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err);
 /* Loads any scene argument (a file of any format of the table, or "@spec")
  * and builds it. The file is read once. err's message does not repeat the
  * path. */
-vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err);
+VXR_API vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err);
 
 #ifdef __cplusplus
 }

@@ -59,26 +59,26 @@ typedef struct vxr_picker vxr_picker;
  * now. The scene must outlive the picker; build a new one after changing
  * instances. Returns VXR_ERROR_MEMORY on allocation failure (or what
  * vxr_bvh_build returns). */
-vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
+VXR_API vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
 /* NULL is a no-op. */
-void vxr_picker_destroy(vxr_picker *picker);
+VXR_API void vxr_picker_destroy(vxr_picker *picker);
 
 /* Picks one ray. grid is N (0 or 1 mean voxels); a grid that is not a
  * power of two up to 2^20 gives VXR_ERROR_ARGUMENT. VXR_ERROR_LIMIT would
  * mean a hierarchy deeper than its walk's stack, which the builder rules
  * out. */
-vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
-                        vxr_pick *dest);
+VXR_API vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
+                                vxr_pick *dest);
 
 /* Picks count rays into dest[count]. */
-vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t count, uint32_t grid,
-                         vxr_pick *dest);
+VXR_API vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t count,
+                                 uint32_t grid, vxr_pick *dest);
 
 /* The seed's method for comparison: every visible instance in turn,
  * bounding sphere, then AABB, then the octree; same results as
  * vxr_pick_ray, without the hierarchy. */
-vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
-                             vxr_pick *dest);
+VXR_API vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
+                                     vxr_pick *dest);
 
 /* Expands one compact pick record (vxr_gpu_pick, shaders/vxr_layout.h: what
  * the GPU writes per pixel, and what the CPU picker builds internally) into
@@ -88,8 +88,8 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint3
  * a zero pick. Returns VXR_ERROR_ARGUMENT (dest zeroed) for a record that
  * names no instance of the scene or ids that do not fit together, and
  * VXR_ERROR_LIMIT for one the device marked VXR_PICK_INCOMPLETE. */
-vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
-                           vxr_pick *dest);
+VXR_API vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray,
+                                   const vxr_gpu_pick *rec, vxr_pick *dest);
 
 /* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
  * two corners of each edge, ascending (the tables of shaders/vxr_trace.h). */

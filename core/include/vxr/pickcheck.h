@@ -42,16 +42,16 @@ enum {
 
 /* The fields in which a and b differ (VXR_DIFF_* bits; 0: equal). t is
  * compared bit for bit; two misses are equal. */
-uint32_t vxr_pick_diff(const vxr_pick *a, const vxr_pick *b);
+VXR_API uint32_t vxr_pick_diff(const vxr_pick *a, const vxr_pick *b);
 
 /* Writes the names of the differing fields ("face,t") into dest. */
-void vxr_pick_diff_names(uint32_t diff, char *dest, size_t size);
+VXR_API void vxr_pick_diff_names(uint32_t diff, char *dest, size_t size);
 
 /* Whether the difference between picks a and b of ray is one the tolerance
  * above forgives (eps in voxel units; 1e-4 is vxr pickcheck's default).
  * Equal picks are trivially forgiven. */
-bool vxr_pick_near_boundary(const vxr_scene *scene, const vxr_ray *ray, const vxr_pick *a,
-                            const vxr_pick *b, double eps);
+VXR_API bool vxr_pick_near_boundary(const vxr_scene *scene, const vxr_ray *ray, const vxr_pick *a,
+                                    const vxr_pick *b, double eps);
 
 #ifdef __cplusplus
 }

@@ -63,19 +63,20 @@ typedef struct vxr_scene {
 
 /* Scene-source helpers for loaders and generators. Each returns
  * VXR_ERROR_MEMORY when an allocation fails, leaving the source valid. */
-void vxr_scene_src_init(vxr_scene_src *src, uint32_t attr_size);
-vxr_result vxr_scene_src_add_model(vxr_scene_src *src, uint32_t *index);
-vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *inst);
-vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t color);
+VXR_API void vxr_scene_src_init(vxr_scene_src *src, uint32_t attr_size);
+VXR_API vxr_result vxr_scene_src_add_model(vxr_scene_src *src, uint32_t *index);
+VXR_API vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *inst);
+VXR_API vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z,
+                                      uint32_t color);
 /* Frees all arrays of a source and zeroes it; NULL is a no-op. */
-void vxr_scene_src_free(vxr_scene_src *src);
+VXR_API void vxr_scene_src_free(vxr_scene_src *src);
 
 /* Builds every model's octree (bulk path). On success *dest is a new scene
  * the caller destroys; on failure *dest is NULL. Instances must name
  * existing models and carry finite transforms with scale > 0. */
-vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err);
+VXR_API vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err);
 /* NULL is a no-op. */
-void vxr_scene_destroy(vxr_scene *scene);
+VXR_API void vxr_scene_destroy(vxr_scene *scene);
 
 /* The figures `vxr info` prints (DESIGN.md §5). */
 typedef struct vxr_scene_stats {
@@ -87,19 +88,19 @@ typedef struct vxr_scene_stats {
     uint64_t bytes;        /* vxr_scene_blob_size (vxr/blob.h) */
 } vxr_scene_stats;
 
-void vxr_scene_get_stats(const vxr_scene *scene, vxr_scene_stats *dest);
+VXR_API void vxr_scene_get_stats(const vxr_scene *scene, vxr_scene_stats *dest);
 
 /* World AABB of the voxels of one instance (cells, max exclusive for
  * integer placements; conservative for others). */
-void vxr_instance_world_bounds(const vxr_scene *scene, uint32_t instance, float dest_min[3],
-                               float dest_max[3]);
+VXR_API void vxr_instance_world_bounds(const vxr_scene *scene, uint32_t instance, float dest_min[3],
+                                       float dest_max[3]);
 
 /* The record of instance i (< instance_count) as the GPU and the CPU picker
  * read it: both affine transforms (world-to-local is what a pick traces
  * with, on both sides), world AABB, model, flags as they are now. */
-void vxr_instance_gpu(const vxr_scene *scene, uint32_t i, vxr_gpu_instance *dest);
+VXR_API void vxr_instance_gpu(const vxr_scene *scene, uint32_t i, vxr_gpu_instance *dest);
 /* The records of every instance: dest holds instance_count of them. */
-void vxr_instance_records(const vxr_scene *scene, vxr_gpu_instance *dest);
+VXR_API void vxr_instance_records(const vxr_scene *scene, vxr_gpu_instance *dest);
 
 #ifdef __cplusplus
 }

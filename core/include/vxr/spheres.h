@@ -45,52 +45,52 @@ typedef struct vxr_spheres vxr_spheres;
 typedef void (*vxr_sphere_fn)(void *ctx, uint32_t handle, uint64_t user);
 
 /* An empty tree; VXR_ERROR_MEMORY on allocation failure. */
-vxr_result vxr_spheres_create(vxr_spheres **dest);
+VXR_API vxr_result vxr_spheres_create(vxr_spheres **dest);
 /* NULL is a no-op. */
-void vxr_spheres_destroy(vxr_spheres *tree);
+VXR_API void vxr_spheres_destroy(vxr_spheres *tree);
 
 /* Stores a sphere with a caller value; *handle names it until removed.
  * VXR_ERROR_ARGUMENT for bad input, VXR_ERROR_MEMORY when a pool cannot
  * grow (the tree is unchanged in both cases). */
-vxr_result vxr_spheres_insert(vxr_spheres *tree, const float centre[3], float radius, uint64_t user,
-                              uint32_t *handle);
+VXR_API vxr_result vxr_spheres_insert(vxr_spheres *tree, const float centre[3], float radius,
+                                      uint64_t user, uint32_t *handle);
 /* Removes a sphere in O(1) plus the cleanup of emptied nodes upward.
  * VXR_ERROR_ARGUMENT when handle does not name a stored sphere. */
-vxr_result vxr_spheres_remove(vxr_spheres *tree, uint32_t handle);
+VXR_API vxr_result vxr_spheres_remove(vxr_spheres *tree, uint32_t handle);
 /* Moves or resizes a sphere in place: unlinked without cleanup, changed,
  * reinserted starting from its old node (up only as far as needed), then
  * the old node is cleaned up. The handle stays valid. Errors as insert;
  * on error the sphere is unchanged. */
-vxr_result vxr_spheres_update(vxr_spheres *tree, uint32_t handle, const float centre[3],
-                              float radius);
+VXR_API vxr_result vxr_spheres_update(vxr_spheres *tree, uint32_t handle, const float centre[3],
+                                      float radius);
 
 /* Reports spheres for point p. filtered: exactly those containing p
  * (vxr_sphere_contains); otherwise every candidate in the visited nodes,
  * a superset. fn may be NULL. Returns the number reported. */
-size_t vxr_spheres_query(const vxr_spheres *tree, const float p[3], bool filtered, vxr_sphere_fn fn,
-                         void *ctx);
+VXR_API size_t vxr_spheres_query(const vxr_spheres *tree, const float p[3], bool filtered,
+                                 vxr_sphere_fn fn, void *ctx);
 /* The same into caller storage: writes up to cap handles to dest and
  * returns how many there are in all (call again with more room if larger). */
-size_t vxr_spheres_collect(const vxr_spheres *tree, const float p[3], bool filtered, uint32_t *dest,
-                           size_t cap);
+VXR_API size_t vxr_spheres_collect(const vxr_spheres *tree, const float p[3], bool filtered,
+                                   uint32_t *dest, size_t cap);
 
 /* The containment predicate every query and test uses. */
-bool vxr_sphere_contains(const float centre[3], float radius, const float p[3]);
+VXR_API bool vxr_sphere_contains(const float centre[3], float radius, const float p[3]);
 
 /* Reads back a stored sphere; false when handle names none. Any output
  * pointer may be NULL. */
-bool vxr_spheres_get(const vxr_spheres *tree, uint32_t handle, float centre[3], float *radius,
-                     uint64_t *user);
+VXR_API bool vxr_spheres_get(const vxr_spheres *tree, uint32_t handle, float centre[3],
+                             float *radius, uint64_t *user);
 /* Number of stored spheres. */
-size_t vxr_spheres_count(const vxr_spheres *tree);
+VXR_API size_t vxr_spheres_count(const vxr_spheres *tree);
 /* Bytes held by the tree's pools (not counting the tree header). */
-size_t vxr_spheres_memory(const vxr_spheres *tree);
+VXR_API size_t vxr_spheres_memory(const vxr_spheres *tree);
 
 /* Diagnostics: the nodes a query at p visits, counted per level below the
  * root (per_level[0] is the root) into per_level[levels]; returns the
  * tree's current depth (levels used). */
-uint32_t vxr_spheres_visits(const vxr_spheres *tree, const float p[3], uint32_t *per_level,
-                            uint32_t levels);
+VXR_API uint32_t vxr_spheres_visits(const vxr_spheres *tree, const float p[3], uint32_t *per_level,
+                                    uint32_t levels);
 
 #ifdef __cplusplus
 }

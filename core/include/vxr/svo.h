@@ -54,14 +54,14 @@ typedef struct vxr_octree {
 } vxr_octree;
 
 /* The index in brick_attr of brick node n's entry is n - this. */
-uint32_t vxr_octree_battr_offset(const vxr_octree *tree);
+VXR_API uint32_t vxr_octree_battr_offset(const vxr_octree *tree);
 /* The attribute index of the first voxel of brick node `node`. */
 static inline uint32_t vxr_octree_brick_base(const vxr_octree *tree, uint32_t node) {
     return tree->brick_attr[node - vxr_octree_battr_offset(tree)];
 }
 /* Entries of brick_attr and of attrs (in attributes). */
-uint32_t vxr_octree_battr_count(const vxr_octree *tree);
-uint32_t vxr_octree_attr_count(const vxr_octree *tree);
+VXR_API uint32_t vxr_octree_battr_count(const vxr_octree *tree);
+VXR_API uint32_t vxr_octree_attr_count(const vxr_octree *tree);
 
 /* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
  * inside an octree of half-extent h when abs_svo of every coordinate < h. */
@@ -71,46 +71,49 @@ static inline uint32_t vxr_abs_svo(int32_t n) {
 
 /* Morton interleave of three 21-bit values; x supplies the most significant
  * bit of each 3-bit digit (child index 4x + 2y + z). ileave3(6,8,9) = 1825. */
-uint64_t vxr_ileave3(uint32_t x, uint32_t y, uint32_t z);
+VXR_API uint64_t vxr_ileave3(uint32_t x, uint32_t y, uint32_t z);
 
 /* Inverse of vxr_ileave3: dest receives x, y, z. 25 -> (0,2,3). */
-void vxr_deinterleave3(uint64_t key, uint32_t dest[3]);
+VXR_API void vxr_deinterleave3(uint64_t key, uint32_t dest[3]);
 
 /* Builds the octree of `count` voxels with the bulk path.
  * attr_size: 1 when colours are palette indices (must be 1..255), 4 for RGBA8.
  * On success *dest owns new arrays; on failure *dest is zeroed and err (may be
  * NULL) says why: VXR_ERROR_LIMIT for a coordinate beyond +-2^20,
  * VXR_ERROR_ARGUMENT for a bad attr_size or palette index, VXR_ERROR_MEMORY. */
-vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
-                            vxr_octree *dest, vxr_error *err);
+VXR_API vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                                    vxr_octree *dest, vxr_error *err);
 
 /* Same contract and same output as vxr_octree_build, by the seed's
  * incremental insertion (see the top of this header). */
-vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
-                                        vxr_octree *dest, vxr_error *err);
+VXR_API vxr_result vxr_octree_build_incremental(const vxr_voxel *voxels, size_t count,
+                                                uint32_t attr_size, vxr_octree *dest,
+                                                vxr_error *err);
 
 /* Frees the arrays of an octree and zeroes it; NULL is a no-op. */
-void vxr_octree_free(vxr_octree *tree);
+VXR_API void vxr_octree_free(vxr_octree *tree);
 
 /* True when two octrees are identical, field by field and byte by byte
  * (both compact). */
-bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b);
+VXR_API bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b);
 
 /* Checks the structure of a compact octree read from outside: breadth-first order,
  * child indices inside the arrays and in sequence, non-empty masks, brick
  * attribute bases in sequence, counts consistent, depth within limits, tight
  * bounds inside the root cube. Returns VXR_ERROR_FORMAT with a reason. */
-vxr_result vxr_octree_validate(const vxr_octree *tree, vxr_error *err);
+VXR_API vxr_result vxr_octree_validate(const vxr_octree *tree, vxr_error *err);
 
 /* Looks up the voxel at model-space cell (x,y,z) by descending the octree.
  * Returns true and writes its attribute (palette index or RGBA8) when solid. */
-bool vxr_octree_lookup(const vxr_octree *tree, int32_t x, int32_t y, int32_t z, uint32_t *attr);
+VXR_API bool vxr_octree_lookup(const vxr_octree *tree, int32_t x, int32_t y, int32_t z,
+                               uint32_t *attr);
 
 /* Calls fn for every voxel in Morton order with its model-space cell and
  * attribute; a brute-force view of the octree for tests and export. */
-void vxr_octree_foreach(const vxr_octree *tree,
-                        void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
-                        void *user);
+VXR_API void vxr_octree_foreach(const vxr_octree *tree,
+                                void (*fn)(void *user, int32_t x, int32_t y, int32_t z,
+                                           uint32_t attr),
+                                void *user);
 
 #ifdef __cplusplus
 }

@@ -128,16 +128,17 @@ typedef struct vxr_context_info {
     uint64_t max_binding_bytes; /* the binding size scenes are split by */
 } vxr_context_info;
 
-vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, vxr_error *err);
+VXR_API vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest,
+                                      vxr_error *err);
 /* Destroys what the context created (device, messenger, instance for an own
  * context; only the renderer's objects for a host context). Everything
  * created from it must be destroyed first. NULL is a no-op. */
-void vxr_context_destroy(vxr_context *ctx);
-void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
+VXR_API void vxr_context_destroy(vxr_context *ctx);
+VXR_API void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
 /* Validation warnings and errors seen so far (own context with validation). */
-uint32_t vxr_context_validation_messages(const vxr_context *ctx);
+VXR_API uint32_t vxr_context_validation_messages(const vxr_context *ctx);
 /* The name of a VkResult ("VK_ERROR_DEVICE_LOST"); never NULL. */
-const char *vxr_vk_result_string(VkResult result);
+VXR_API const char *vxr_vk_result_string(VkResult result);
 
 typedef struct vxr_renderer vxr_renderer;
 
@@ -151,8 +152,8 @@ typedef struct vxr_renderer vxr_renderer;
  * forced; otherwise the copies are recorded into cmd (with a barrier before
  * compute reads), and the staging memory is kept until
  * vxr_renderer_upload_done or destroy. */
-vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkCommandBuffer cmd,
-                               vxr_renderer **dest, vxr_error *err);
+VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
+                                       VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
 /* Records an update of the instances into cmd: the scene must be the one
  * the renderer was created from (same models and instance count); its
  * instances' transforms and flags (HIDDEN, and CULLED as a culler left
@@ -163,8 +164,8 @@ vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene, VkComma
  * the new ones; no octree is uploaded again and no pipeline is rebuilt.
  * Costs O(instances) on the CPU and in the command buffer.
  * VXR_ERROR_ARGUMENT for another scene or no cmd, VXR_ERROR_MEMORY. */
-vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *scene,
-                                         VkCommandBuffer cmd, vxr_error *err);
+VXR_API vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *scene,
+                                                 VkCommandBuffer cmd, vxr_error *err);
 /* What vxr_renderer_update did. */
 typedef struct vxr_update_info {
     uint64_t serial;       /* this update's serial, for vxr_renderer_complete */
@@ -209,16 +210,16 @@ typedef struct vxr_update_info {
  * failure (VXR_ERROR_MEMORY, VXR_ERROR_VULKAN, VXR_ERROR_LIMIT) what was
  * recorded is consistent with the old scene for what it did not reach;
  * err says why. info may be NULL. */
-vxr_result vxr_renderer_update(vxr_renderer *r, vxr_scene *scene, VkCommandBuffer cmd,
-                               vxr_update_info *info, vxr_error *err);
+VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, vxr_scene *scene, VkCommandBuffer cmd,
+                                       vxr_update_info *info, vxr_error *err);
 /* The host says: the command buffers holding updates up to serial (and
  * everything submitted before them) completed. Frees what they kept. */
-void vxr_renderer_complete(vxr_renderer *r, uint64_t serial);
+VXR_API void vxr_renderer_complete(vxr_renderer *r, uint64_t serial);
 
 /* Frees staging memory; call once the upload's command buffer completed. */
-void vxr_renderer_upload_done(vxr_renderer *r);
+VXR_API void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
-void vxr_renderer_destroy(vxr_renderer *r);
+VXR_API void vxr_renderer_destroy(vxr_renderer *r);
 
 /* Target: width x height pixels (both 1..VXR_MAX_TARGET_SIZE).
  *   picks     false: also write a vxr_gpu_pick per pixel (row 0 at the top)
@@ -233,14 +234,14 @@ typedef struct vxr_target_desc {
 
 typedef struct vxr_target vxr_target;
 
-vxr_result vxr_target_create(vxr_context *ctx, const vxr_target_desc *desc, vxr_target **dest,
-                             vxr_error *err);
+VXR_API vxr_result vxr_target_create(vxr_context *ctx, const vxr_target_desc *desc,
+                                     vxr_target **dest, vxr_error *err);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
-void vxr_target_destroy(vxr_target *t);
+VXR_API void vxr_target_destroy(vxr_target *t);
 /* The colour image: VK_FORMAT_R8G8B8A8_UNORM, usage STORAGE | TRANSFER_SRC,
  * in VK_IMAGE_LAYOUT_GENERAL after a render (shader writes made available
  * to transfer reads). */
-VkImage vxr_target_image(const vxr_target *t);
+VXR_API VkImage vxr_target_image(const vxr_target *t);
 /* Records a copy of the target's last frame (recorded before it into cmd
  * or into a command buffer submitted earlier; the target must have been
  * rendered at least once) into a host image dst of the
@@ -250,13 +251,14 @@ VkImage vxr_target_image(const vxr_target *t);
  * (nearest, unscaled, converting the format) writes it; dst is left in
  * TRANSFER_DST_OPTIMAL with the writes done at the transfer stage. dst
  * needs TRANSFER_DST usage and a format with BLIT_DST support. */
-void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCommandBuffer cmd);
+VXR_API void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout,
+                             VkCommandBuffer cmd);
 /* After the command buffer of the last render completed: width * height
  * RGBA8 pixels (red in the low byte), rows from the top; NULL without
  * readback. */
-const uint32_t *vxr_target_colors(const vxr_target *t);
+VXR_API const uint32_t *vxr_target_colors(const vxr_target *t);
 /* Likewise the pick records; NULL without picks. */
-const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
+VXR_API const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
 
 /* Records one frame: a ray per pixel from cam (after vxr_camera_setup, its
  * width and height equal to the target's), grid N as in vxr_pick_ray (0 or
@@ -264,8 +266,8 @@ const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
  * grid, or the failure of creating the grid's pipeline on first use; err
  * (may be NULL) says why. The recorded work reads the renderer's buffers
  * and writes the target; both must stay alive until it completes. */
-vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
-                               VkCommandBuffer cmd, vxr_error *err);
+VXR_API vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam,
+                                       uint32_t grid, VkCommandBuffer cmd, vxr_error *err);
 
 /* Ray picks: explicit rays (the viewer's mouse, a validator's ray file),
  * each traced by the code that traces a frame's pixels, into one
@@ -275,15 +277,16 @@ vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera 
 #define VXR_MAX_RAYS (1u << 22)
 typedef struct vxr_rays vxr_rays;
 
-vxr_result vxr_rays_create(vxr_context *ctx, uint32_t capacity, vxr_rays **dest, vxr_error *err);
+VXR_API vxr_result vxr_rays_create(vxr_context *ctx, uint32_t capacity, vxr_rays **dest,
+                                   vxr_error *err);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
-void vxr_rays_destroy(vxr_rays *q);
+VXR_API void vxr_rays_destroy(vxr_rays *q);
 /* The batch's capacity rays (origin, direction as vxr_pick_ray takes them),
  * mapped: the caller writes them before submitting the pick. */
-vxr_ray *vxr_rays_input(vxr_rays *q);
+VXR_API vxr_ray *vxr_rays_input(vxr_rays *q);
 /* After the command buffer of the last vxr_renderer_pick_rays completed:
  * its count records, in ray order. */
-const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
+VXR_API const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
 
 /* Records a pick of the batch's rays [0, count), grid N as in vxr_pick_ray.
  * For ray i the record equals what vxr_pick_ray gives for the same ray on
@@ -291,8 +294,8 @@ const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
  * vxr_camera_ray(cam, i, j, ...): the pick of one pixel is then the record
  * the frame writes there. VXR_ERROR_ARGUMENT for count 0 or above the
  * capacity, or a bad grid; err (may be NULL) says why, as for render. */
-vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
-                                  VkCommandBuffer cmd, vxr_error *err);
+VXR_API vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count,
+                                          uint32_t grid, VkCommandBuffer cmd, vxr_error *err);
 
 #ifdef __cplusplus
 }
