@@ -5,6 +5,7 @@
  * through the desc. */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -88,6 +89,28 @@ static bool has_device_extensions(vxr_context *c, const vxr_context_desc *d, VkP
     return all;
 }
 
+/* Whether the device has the features vxr's shader needs. */
+static bool has_features(vxr_context *c, VkPhysicalDevice pd) {
+    VkPhysicalDeviceFeatures f;
+    c->vk.vkGetPhysicalDeviceFeatures(pd, &f);
+    return f.shaderStorageImageWriteWithoutFormat;
+}
+
+/* Whether extension name is among those of a layer (NULL: the
+ * implementation's and implicit layers'). */
+static bool has_instance_extension(vxr_context *c, const char *layer, const char *name) {
+    uint32_t n = 0;
+    if (c->vk.vkEnumerateInstanceExtensionProperties(layer, &n, NULL) != VK_SUCCESS) return false;
+    VkExtensionProperties *ext = malloc((n ? n : 1) * sizeof *ext);
+    if (!ext) return false;
+    VkResult vr = c->vk.vkEnumerateInstanceExtensionProperties(layer, &n, ext);
+    bool found = false;
+    for (uint32_t i = 0; (vr == VK_SUCCESS || vr == VK_INCOMPLETE) && i < n && !found; i++)
+        found = !strcmp(ext[i].extensionName, name);
+    free(ext);
+    return found;
+}
+
 static bool contains_nocase(const char *hay, const char *needle) {
     size_t n = strlen(needle);
     for (; *hay; hay++) {
@@ -118,8 +141,8 @@ static vxr_result pick_device(vxr_context *c, const vxr_context_desc *d, const c
         c->vk.vkGetPhysicalDeviceProperties(devs[i], &p);
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%u '%s'", i ? ", " : "", i, p.deviceName);
-        bool usable = p.apiVersion >= VK_API_VERSION_1_2 && has_device_extensions(c, d, devs[i]) &&
-                      usable_family(c, d, devs[i]) >= 0;
+        bool usable = p.apiVersion >= VK_API_VERSION_1_2 && has_features(c, devs[i]) &&
+                      has_device_extensions(c, d, devs[i]) && usable_family(c, d, devs[i]) >= 0;
         if (!usable) continue;
         if (selector && *selector) {
             bool match = by_index ? strtoul(selector, NULL, 10) == i
@@ -138,8 +161,11 @@ static vxr_result pick_device(vxr_context *c, const vxr_context_desc *d, const c
             return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
                                 "VXR_DEVICE '%s' names no usable Vulkan device (devices: %s)",
                                 selector, list);
-        return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
-                            "no Vulkan device with Vulkan 1.2 and %s (devices: %s)", what, list);
+        return vxr_ctx_fail(
+            c, err, VXR_ERROR_DEVICE,
+            "no Vulkan device with Vulkan 1.2, shaderStorageImageWriteWithoutFormat "
+            "and %s (devices: %s)",
+            what, list);
     }
     c->physical_device = devs[best];
     c->queue_family = (uint32_t)usable_family(c, d, devs[best]);
@@ -149,11 +175,12 @@ static vxr_result pick_device(vxr_context *c, const vxr_context_desc *d, const c
 static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr_error *err) {
     vxr_result res = VXR_OK;
     const char *layers[1] = {VALIDATION_LAYER};
-    const char *exts[MAX_EXTRA_EXTENSIONS + 1];
+    const char *exts[MAX_EXTRA_EXTENSIONS + 2];
     uint32_t n_exts = 0;
     if (d->instance_extension_count > MAX_EXTRA_EXTENSIONS)
-        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "more than %d instance extensions",
-                            MAX_EXTRA_EXTENSIONS);
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "desc->instance_extension_count %u is above the %d vxr takes",
+                            d->instance_extension_count, MAX_EXTRA_EXTENSIONS);
     for (uint32_t i = 0; i < d->instance_extension_count; i++)
         exts[n_exts++] = d->instance_extensions[i];
     if (d->validation) {
@@ -165,8 +192,16 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
         if (!found)
             return vxr_ctx_fail(c, err, VXR_ERROR_VULKAN,
                                 "validation asked for but " VALIDATION_LAYER " is not installed");
-        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     }
+    /* debug utils: the messenger, object names */
+    bool debug_utils =
+        d->validation ||
+        (d->debug_names && has_instance_extension(c, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME));
+    if (debug_utils) exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    /* synchronization validation, where the layer has validation features */
+    bool sync = d->validation && has_instance_extension(c, VALIDATION_LAYER,
+                                                        VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    if (sync) exts[n_exts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     VkDebugUtilsMessengerCreateInfoEXT mi = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -176,18 +211,26 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
         .pfnUserCallback = on_message,
         .pUserData = c};
+    const VkValidationFeatureEnableEXT enables[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT vf = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                  .pNext = &mi,
+                                  .enabledValidationFeatureCount = 1,
+                                  .pEnabledValidationFeatures = enables};
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                              .pApplicationName = "vxr",
                              .pEngineName = "vxr",
                              .apiVersion = VK_API_VERSION_1_2};
     VkInstanceCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                               .pNext = d->validation ? &mi : NULL,
+                               .pNext = sync            ? (const void *)&vf
+                                        : d->validation ? (const void *)&mi
+                                                        : NULL,
                                .pApplicationInfo = &app,
                                .enabledLayerCount = d->validation ? 1u : 0u,
                                .ppEnabledLayerNames = layers,
                                .enabledExtensionCount = n_exts,
                                .ppEnabledExtensionNames = exts};
-    VkResult vr = c->vk.vkCreateInstance(&ii, NULL, &c->instance);
+    VkResult vr = c->vk.vkCreateInstance(&ii, c->alloc, &c->instance);
     if (vr == VK_ERROR_INCOMPATIBLE_DRIVER || vr == VK_ERROR_INITIALIZATION_FAILED ||
         vr == VK_ERROR_EXTENSION_NOT_PRESENT)
         return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE, "no Vulkan driver: vkCreateInstance: %s",
@@ -195,12 +238,15 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
     VXR_VK_TRY(c, err, vr);
 #define LOAD(name) c->vk.name = (PFN_##name)c->vk.vkGetInstanceProcAddr(c->instance, #name);
     VXR_VK_INSTANCE(LOAD)
-    if (d->validation) {
+    if (debug_utils) {
         VXR_VK_DEBUG(LOAD)
+        c->names = c->vk.vkSetDebugUtilsObjectNameEXT != NULL;
+    }
+    if (d->validation) {
         if (!c->vk.vkCreateDebugUtilsMessengerEXT)
             return vxr_ctx_fail(c, err, VXR_ERROR_VULKAN, "vkCreateDebugUtilsMessengerEXT missing");
         VXR_VK_TRY(c, err,
-                   c->vk.vkCreateDebugUtilsMessengerEXT(c->instance, &mi, NULL, &c->messenger));
+                   c->vk.vkCreateDebugUtilsMessengerEXT(c->instance, &mi, c->alloc, &c->messenger));
     }
 #undef LOAD
 fail:
@@ -214,12 +260,15 @@ static vxr_result create_device(vxr_context *c, const vxr_context_desc *d, vxr_e
                                   .queueFamilyIndex = c->queue_family,
                                   .queueCount = 1,
                                   .pQueuePriorities = &priority};
+    /* the shader writes host images without a format qualifier */
+    VkPhysicalDeviceFeatures features = {.shaderStorageImageWriteWithoutFormat = VK_TRUE};
     VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qi,
                              .enabledExtensionCount = d->device_extension_count,
-                             .ppEnabledExtensionNames = d->device_extensions};
-    VXR_VK_TRY(c, err, c->vk.vkCreateDevice(c->physical_device, &di, NULL, &c->device));
+                             .ppEnabledExtensionNames = d->device_extensions,
+                             .pEnabledFeatures = &features};
+    VXR_VK_TRY(c, err, c->vk.vkCreateDevice(c->physical_device, &di, c->alloc, &c->device));
 fail:
     return res;
 }
@@ -240,6 +289,13 @@ static vxr_result create_own(vxr_context *c, const vxr_context_desc *d, vxr_erro
 #define LOAD(name) c->vk.name = (PFN_##name)c->vk.vkGetInstanceProcAddr(NULL, #name);
     VXR_VK_GLOBAL(LOAD)
 #undef LOAD
+    /* a 1.0 loader has no vkEnumerateInstanceVersion, and refuses 1.2 */
+    uint32_t version = VK_API_VERSION_1_0;
+    if (c->vk.vkEnumerateInstanceVersion) c->vk.vkEnumerateInstanceVersion(&version);
+    if (version < VK_API_VERSION_1_2)
+        return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
+                            "the Vulkan loader supports Vulkan %u.%u, below the 1.2 vxr needs",
+                            VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version));
     vxr_result res = create_instance(c, d, err);
     if (res == VXR_OK && d->instance_ready) {
         res = d->instance_ready(d->user, c->instance, err);
@@ -251,23 +307,60 @@ static vxr_result create_own(vxr_context *c, const vxr_context_desc *d, vxr_erro
     return pick_device(c, d, sel, err);
 }
 
+/* What a host's instance and device must offer, checked up front: Vulkan
+ * 1.2 (instance and device) and the features vxr's shader needs. */
+static vxr_result check_host(vxr_context *c, const vxr_context_desc *d, vxr_error *err) {
+    uint32_t v = d->api_version ? d->api_version : VK_API_VERSION_1_0;
+    if (v < VK_API_VERSION_1_2)
+        return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
+                            "the host's Vulkan API version %u.%u (desc api_version) is below the "
+                            "1.2 vxr needs: create the instance and device with "
+                            "VkApplicationInfo::apiVersion VK_API_VERSION_1_2 or later and pass it "
+                            "as api_version",
+                            VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v));
+    VkPhysicalDeviceProperties p;
+    c->vk.vkGetPhysicalDeviceProperties(c->physical_device, &p);
+    if (p.apiVersion < VK_API_VERSION_1_2)
+        return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
+                            "the host's device '%s' supports Vulkan %u.%u, below the 1.2 vxr needs",
+                            p.deviceName, VK_API_VERSION_MAJOR(p.apiVersion),
+                            VK_API_VERSION_MINOR(p.apiVersion));
+    if (!has_features(c, c->physical_device))
+        return vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
+                            "the host's device '%s' lacks shaderStorageImageWriteWithoutFormat, "
+                            "which vxr needs (and the host must enable)",
+                            p.deviceName);
+    return VXR_OK;
+}
+
 vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, vxr_error *err) {
     static const vxr_context_desc zero = {0};
     const vxr_context_desc *d = desc ? desc : &zero;
+    if (!dest)
+        return vxr_ctx_fail(NULL, err, VXR_ERROR_ARGUMENT, "vxr_context_create: dest is NULL");
     *dest = NULL;
     vxr_context *c = calloc(1, sizeof *c);
     if (!c) return vxr_ctx_fail(NULL, err, VXR_ERROR_MEMORY, "out of memory");
+    pthread_mutex_init(&c->mem_lock, NULL);
+    if (d->allocator) {
+        c->alloc_copy = *d->allocator;
+        c->alloc = &c->alloc_copy;
+    }
     c->log = d->log;
     c->log_user = d->log_user;
     c->force_staging = d->force_staging;
+    c->pipeline_cache = d->pipeline_cache;
     vxr_result res = VXR_OK;
     c->adopted = d->instance != VK_NULL_HANDLE;
     c->vk.vkGetInstanceProcAddr = d->get_instance_proc_addr;
     if (c->adopted) {
         if (!d->physical_device || !d->device || !d->get_instance_proc_addr) {
             res = vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
-                               "a host context needs instance, physical device, device and "
-                               "vkGetInstanceProcAddr");
+                               "a host context needs desc->instance, physical_device, device and "
+                               "get_instance_proc_addr (%s missing)",
+                               !d->physical_device ? "physical_device"
+                               : !d->device        ? "device"
+                                                   : "get_instance_proc_addr");
             goto fail;
         }
         c->instance = d->instance;
@@ -276,7 +369,12 @@ vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, 
         c->queue_family = d->queue_family;
 #define LOAD(name) c->vk.name = (PFN_##name)c->vk.vkGetInstanceProcAddr(c->instance, #name);
         VXR_VK_INSTANCE(LOAD)
+        if (d->debug_names) {
+            VXR_VK_DEBUG(LOAD)
+            c->names = c->vk.vkSetDebugUtilsObjectNameEXT != NULL;
+        }
 #undef LOAD
+        if ((res = check_host(c, d, err)) != VXR_OK) goto fail;
     } else if ((res = create_own(c, d, err)) != VXR_OK) {
         goto fail;
     }
@@ -287,8 +385,8 @@ vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, 
         uint32_t n = MAX_QUEUE_FAMILIES;
         c->vk.vkGetPhysicalDeviceQueueFamilyProperties(c->physical_device, &n, fam);
         if (c->queue_family >= n || !(fam[c->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
-            res = vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "queue family %u has no compute queue",
-                               c->queue_family);
+            res = vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                               "desc->queue_family %u has no compute queue", c->queue_family);
             goto fail;
         }
         c->timestamp_bits = fam[c->queue_family].timestampValidBits;
@@ -320,14 +418,17 @@ void vxr_context_destroy(vxr_context *c) {
     if (!c) return;
     if (c->device && c->vk.vkDestroyDevice) {
         vxr_pipelines_destroy(c);
-        if (!c->adopted) c->vk.vkDestroyDevice(c->device, NULL);
+        vxr_memory_release(c);
+        if (!c->adopted) c->vk.vkDestroyDevice(c->device, c->alloc);
     }
     if (!c->adopted && c->instance) {
         if (c->instance_release) c->instance_release(c->user, c->instance);
-        if (c->messenger) c->vk.vkDestroyDebugUtilsMessengerEXT(c->instance, c->messenger, NULL);
-        c->vk.vkDestroyInstance(c->instance, NULL);
+        if (c->messenger)
+            c->vk.vkDestroyDebugUtilsMessengerEXT(c->instance, c->messenger, c->alloc);
+        c->vk.vkDestroyInstance(c->instance, c->alloc);
     }
     if (c->loader) dlclose(c->loader);
+    pthread_mutex_destroy(&c->mem_lock);
     free(c);
 }
 
@@ -347,4 +448,18 @@ void vxr_context_get_info(const vxr_context *c, vxr_context_info *d) {
 
 uint32_t vxr_context_validation_messages(const vxr_context *c) {
     return __atomic_load_n(&c->messages, __ATOMIC_RELAXED);
+}
+
+void vxr_name(vxr_context *c, VkObjectType type, uint64_t handle, const char *fmt, ...) {
+    if (!c->names || !handle) return;
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                        .objectType = type,
+                                        .objectHandle = handle,
+                                        .pObjectName = name};
+    c->vk.vkSetDebugUtilsObjectNameEXT(c->device, &ni);
 }

@@ -1,5 +1,6 @@
 /* The renderer embedded in a host (DESIGN.md §6): this test is the host. It
- * creates its own instance (validation layer and messenger on), device,
+ * creates its own instance (validation layer with synchronization
+ * validation, and a messenger), device,
  * queue, command pool and buffer, hands them to the renderer, submits the
  * recorded work itself, and checks that the renderer destroyed none of its
  * objects: they stay usable after the renderer is gone, and the host's own
@@ -35,7 +36,9 @@ typedef struct host {
 static bool host_create(host *h) {
     memset(h, 0, sizeof *h);
     if (volkInitialize() != VK_SUCCESS) return false;
-    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                          VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
     VkDebugUtilsMessengerCreateInfoEXT mi = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -44,15 +47,21 @@ static bool host_create(host *h) {
                        VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
         .pfnUserCallback = on_message};
+    const VkValidationFeatureEnableEXT sync =
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT vf = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                  .pNext = &mi,
+                                  .enabledValidationFeatureCount = 1,
+                                  .pEnabledValidationFeatures = &sync};
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                              .apiVersion = VK_API_VERSION_1_2};
     VkInstanceCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                               .pNext = &mi,
+                               .pNext = &vf,
                                .pApplicationInfo = &app,
                                .enabledLayerCount = 1,
                                .ppEnabledLayerNames = &layer,
-                               .enabledExtensionCount = 1,
-                               .ppEnabledExtensionNames = &ext};
+                               .enabledExtensionCount = 2,
+                               .ppEnabledExtensionNames = exts};
     if (vkCreateInstance(&ii, NULL, &h->instance) != VK_SUCCESS) return false;
     volkLoadInstance(h->instance);
     if (vkCreateDebugUtilsMessengerEXT(h->instance, &mi, NULL, &h->messenger) != VK_SUCCESS)
@@ -70,9 +79,12 @@ static bool host_create(host *h) {
                                   .queueFamilyIndex = h->family,
                                   .queueCount = 1,
                                   .pQueuePriorities = &prio};
+    /* what vxr needs of a host device */
+    VkPhysicalDeviceFeatures features = {.shaderStorageImageWriteWithoutFormat = VK_TRUE};
     VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &qi};
+                             .pQueueCreateInfos = &qi,
+                             .pEnabledFeatures = &features};
     if (vkCreateDevice(h->physical, &di, NULL, &h->device) != VK_SUCCESS) return false;
     volkLoadDevice(h->device);
     vkGetDeviceQueue(h->device, h->family, 0, &h->queue);
@@ -110,7 +122,9 @@ static void test_host_device(void) {
                           .instance = h.instance,
                           .physical_device = h.physical,
                           .device = h.device,
-                          .queue_family = h.family};
+                          .queue_family = h.family,
+                          .api_version = VK_API_VERSION_1_2,
+                          .debug_names = true};
     vxr_context *ctx = NULL;
     CHECK(vxr_context_create(&d, &ctx, &err) == VXR_OK);
     vxr_context_info info;
@@ -123,7 +137,8 @@ static void test_host_device(void) {
     CHECK(vxr_camera_setup(&cam) == VXR_OK);
     vxr_renderer *ren = NULL;
     vxr_target *t = NULL;
-    vxr_target_desc td = {cam.width, cam.height, true, true};
+    vxr_target_desc td = {
+        .width = cam.width, .height = cam.height, .picks = true, .readback = true};
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(h.cmd, &bi) == VK_SUCCESS);
     CHECK(vxr_renderer_create(ctx, s, h.cmd, &ren, &err) == VXR_OK);
