@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "vxr/edit.h"
 #include "vxr/spheres.h"
 
 struct vxr_culler {
@@ -13,6 +14,8 @@ struct vxr_culler {
     const vxr_scene *scene; /* the one it was made for */
     uint64_t version;       /* of the scene, when the spheres were last made to follow it */
     uint32_t *handle;       /* per instance: its sphere, or NO_SPHERE */
+    uint32_t *stamp;        /* per instance: the epoch of the query that found it visible */
+    uint32_t epoch;
     uint32_t instances, handle_cap;
     uint32_t finite; /* spheres in the tree */
     uint32_t always; /* non-hidden instances of infinite view distance */
@@ -27,6 +30,7 @@ void vxr_culler_destroy(vxr_culler *c) {
     if (!c) return;
     vxr_spheres_destroy(c->tree);
     free(c->handle);
+    free(c->stamp);
     free(c->visible);
     free(c->scratch);
     free(c);
@@ -74,7 +78,9 @@ vxr_result vxr_culler_create(const vxr_scene *s, vxr_culler **dest) {
     c->visible = malloc(n * sizeof *c->visible);
     c->scratch = malloc(n * sizeof *c->scratch);
     c->handle = malloc(n * sizeof *c->handle);
-    if (!c->visible || !c->scratch || !c->handle || vxr_spheres_create(&c->tree) != VXR_OK) {
+    c->stamp = calloc(n, sizeof *c->stamp);
+    if (!c->visible || !c->scratch || !c->handle || !c->stamp ||
+        vxr_spheres_create(&c->tree) != VXR_OK) {
         vxr_culler_destroy(c);
         return VXR_ERROR_MEMORY;
     }
@@ -91,37 +97,72 @@ vxr_result vxr_culler_create(const vxr_scene *s, vxr_culler **dest) {
     return VXR_OK;
 }
 
+/* Sets or clears instance i's culled flag; a change is stamped and listed
+ * (vxr/edit.h) so that renderers see it. */
+static void set_culled(vxr_scene *s, uint32_t i, bool culled) {
+    uint32_t *f = &s->instances[i].flags;
+    if (((*f & VXR_INSTANCE_CULLED) != 0) == culled) return;
+    *f ^= VXR_INSTANCE_CULLED;
+    vxr_scene_touch_instance(s, i);
+}
+
+/* Instance i changed (or its model did): its sphere follows, and its
+ * culled flag is set afresh by the query that follows. */
+static vxr_result follow_change(vxr_culler *c, vxr_scene *s, uint32_t i, bool *removed_visible) {
+    vxr_result r = follow(c, s, i);
+    if (r != VXR_OK) return r;
+    if (!culls(&s->instances[i])) {
+        set_culled(s, i, false);
+        *removed_visible = true;
+    } else if (c->active) {
+        set_culled(s, i, true);
+    }
+    return VXR_OK;
+}
+
 /* Follows the scene's changes since the culler last looked (vxr/edit.h):
- * instances changed or added, and the instances of models that changed
- * (their bounds moved). A changed instance's culled flag is set afresh by
- * the query that follows. */
+ * the instances on the scene's change list, in O(changed); every instance
+ * whose version or model's version is newer when models changed too, or
+ * when the list cannot tell. */
 static vxr_result sync(vxr_culler *c, vxr_scene *s) {
+    const vxr_instance_change *list;
+    uint32_t listed;
+    bool known = vxr_scene_instance_changes(s, c->version, &list, &listed);
     if (s->version == c->version && s->instance_count == c->instances) return VXR_OK;
     uint32_t n = s->instance_count;
     if (n > c->handle_cap) {
         uint32_t cap = n > 2 * c->handle_cap ? n : 2 * c->handle_cap;
-        uint32_t *h = realloc(c->handle, cap * sizeof *h), *v = NULL, *w = NULL;
+        uint32_t *h = realloc(c->handle, cap * sizeof *h), *v = NULL, *w = NULL, *t = NULL;
         if (h) c->handle = h;
         if (h && (v = realloc(c->visible, cap * sizeof *v))) c->visible = v;
         if (v && (w = realloc(c->scratch, cap * sizeof *w))) c->scratch = w;
-        if (!w) return VXR_ERROR_MEMORY;
+        if (w && (t = realloc(c->stamp, cap * sizeof *t))) c->stamp = t;
+        if (!t) return VXR_ERROR_MEMORY;
+        memset(c->stamp + c->handle_cap, 0, (cap - c->handle_cap) * sizeof *t);
         c->handle_cap = cap;
     }
     for (uint32_t i = c->instances; i < n; i++) c->handle[i] = NO_SPHERE;
+    for (uint32_t m = 0; m < s->model_count && known; m++)
+        known = s->model_version[m] <= c->version; /* bounds moved: look at every instance */
     bool removed_visible = false;
-    for (uint32_t i = 0; i < n; i++) {
-        const vxr_instance *in = &s->instances[i];
-        if (i < c->instances && s->instance_version[i] <= c->version &&
-            s->model_version[in->model] <= c->version)
-            continue;
-        vxr_result r = follow(c, s, i);
-        if (r != VXR_OK) return r;
-        if (c->active && culls(in)) s->instances[i].flags |= VXR_INSTANCE_CULLED;
-        if (!culls(in)) {
-            s->instances[i].flags &= ~VXR_INSTANCE_CULLED;
-            removed_visible = true;
+    vxr_result r = VXR_OK;
+    if (known && listed) { /* the flags written below change the list: ids first */
+        uint32_t *ids = malloc((size_t)listed * sizeof *ids);
+        if (!ids) return VXR_ERROR_MEMORY;
+        for (uint32_t j = 0; j < listed; j++) ids[j] = list[j].instance;
+        for (uint32_t j = 0; j < listed && r == VXR_OK; j++)
+            if (ids[j] < n) r = follow_change(c, s, ids[j], &removed_visible);
+        free(ids);
+    } else if (!known) {
+        for (uint32_t i = 0; i < n && r == VXR_OK; i++) {
+            const vxr_instance *in = &s->instances[i];
+            if (i < c->instances && s->instance_version[i] <= c->version &&
+                s->model_version[in->model] <= c->version)
+                continue;
+            r = follow_change(c, s, i, &removed_visible);
         }
     }
+    if (r != VXR_OK) return r;
     if (removed_visible) { /* drop them from the visible list */
         uint32_t kept = 0;
         for (uint32_t j = 0; j < c->n_visible; j++)
@@ -129,8 +170,16 @@ static vxr_result sync(vxr_culler *c, vxr_scene *s) {
         c->n_visible = kept;
     }
     c->instances = n;
-    c->version = s->version;
     return VXR_OK;
+}
+
+/* The culler has seen the scene as it is now, its own flag changes
+ * included: a take of the change list at the scene's version. */
+static void seen(vxr_culler *c, vxr_scene *s) {
+    const vxr_instance_change *list;
+    uint32_t listed;
+    vxr_scene_instance_changes(s, s->version, &list, &listed);
+    c->version = s->version;
 }
 
 typedef struct gather {
@@ -154,30 +203,40 @@ vxr_result vxr_culler_update(vxr_culler *c, vxr_scene *s, const float eye[3], ui
     if (r != VXR_OK) return r;
     if (!eye) {
         bool was = c->active && c->n_visible != c->finite;
-        for (uint32_t i = 0; i < s->instance_count; i++)
-            s->instances[i].flags &= ~VXR_INSTANCE_CULLED;
+        for (uint32_t i = 0; i < s->instance_count; i++) set_culled(s, i, false);
         c->active = false;
+        seen(c, s);
         if (visible) *visible = c->always + c->finite;
         if (changed) *changed = was;
         return VXR_OK;
     }
-    bool was_all = !c->active;
-    if (!c->active) { /* from "everything visible": cull all, then reveal */
-        for (uint32_t i = 0; i < s->instance_count; i++)
-            if (culls(&s->instances[i])) s->instances[i].flags |= VXR_INSTANCE_CULLED;
-        c->n_visible = 0;
-        c->active = true;
-    }
     gather g = {c, s->instances, 0, 0};
     vxr_spheres_query(c->tree, eye, true, gather_one, &g);
-    for (uint32_t j = 0; j < c->n_visible; j++)
-        s->instances[c->visible[j]].flags |= VXR_INSTANCE_CULLED;
-    for (uint32_t j = 0; j < g.n; j++) s->instances[c->scratch[j]].flags &= ~VXR_INSTANCE_CULLED;
+    if (++c->epoch == 0) { /* stamps wrapped: none is current */
+        memset(c->stamp, 0, (size_t)c->handle_cap * sizeof *c->stamp);
+        c->epoch = 1;
+    }
+    /* Only the flags that change are written (and listed): the visible
+     * ones, then the previously visible ones that are not now. */
+    for (uint32_t j = 0; j < g.n; j++) {
+        c->stamp[c->scratch[j]] = c->epoch;
+        set_culled(s, c->scratch[j], false);
+    }
+    bool was_all = !c->active;
+    if (was_all) { /* from "everything visible": cull the rest */
+        for (uint32_t i = 0; i < s->instance_count; i++)
+            if (culls(&s->instances[i]) && c->stamp[i] != c->epoch) set_culled(s, i, true);
+        c->active = true;
+    } else {
+        for (uint32_t j = 0; j < c->n_visible; j++)
+            if (c->stamp[c->visible[j]] != c->epoch) set_culled(s, c->visible[j], true);
+    }
     bool same = was_all ? g.n == c->finite : g.kept == c->n_visible && g.n == c->n_visible;
     uint32_t *x = c->visible;
     c->visible = c->scratch;
     c->scratch = x;
     c->n_visible = g.n;
+    seen(c, s);
     if (visible) *visible = c->always + g.n;
     if (changed) *changed = !same;
     return VXR_OK;

@@ -152,6 +152,7 @@ void vxr_scene_destroy(vxr_scene *s) {
     free(s->instances);
     free(s->model_version);
     free(s->instance_version);
+    free(s->changes);
     free(s);
 }
 

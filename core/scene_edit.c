@@ -1,5 +1,7 @@
-/* Scenes that change (vxr/edit.h): models and instances added, removed and
- * replaced with stable ids, each change stamped with a new version. */
+/* Scenes that change (vxr/edit.h): models and instances added, removed,
+ * replaced and moved with stable ids, each change stamped with a new
+ * version, and the instance change list that lets consumers find the
+ * instances that changed without looking at the others. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +42,96 @@ void vxr_scene_touch_model(vxr_scene *s, uint32_t id) {
     s->model_version[id] = ++s->version;
 }
 
+/* ---- the instance change list ---- */
+
+/* Takes remembered; the list's limit (entries). */
+#define TAKES VXR_CHANGE_TAKES
+static uint64_t change_limit(const vxr_scene *s) {
+    return 4096 + 2 * (uint64_t)s->instance_count;
+}
+
+/* Drops the entries at or before version v (they are sorted). */
+static void drop_changes(vxr_scene *s, uint64_t v) {
+    uint32_t lo = 0, hi = s->change_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->changes[mid].version <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo) {
+        memmove(s->changes, s->changes + lo, (size_t)(s->change_count - lo) * sizeof *s->changes);
+        s->change_count -= lo;
+    }
+    if (v > s->changes_from) s->changes_from = v;
+}
+
+/* Lists instance id, whose version was `old` before the change that just
+ * made it s->version. An instance changed after the last take is listed
+ * already (at its first change since): its entry serves every consumer
+ * whose since is a take (see vxr_scene_instance_changes). */
+static void list_change(vxr_scene *s, uint32_t id, uint64_t old) {
+    if (old > s->changes_taken[0]) return;
+    if (s->change_count == s->change_capacity) {
+        uint64_t oldest = s->changes_taken[0];
+        for (int k = 1; k < TAKES; k++)
+            if (s->changes_taken[k] < oldest) oldest = s->changes_taken[k];
+        drop_changes(s, oldest);
+    }
+    if (s->change_count == s->change_capacity) {
+        uint64_t cap = s->change_capacity ? 2 * (uint64_t)s->change_capacity : 256;
+        if (cap > change_limit(s)) cap = change_limit(s);
+        void *p = cap > s->change_capacity ? realloc(s->changes, cap * sizeof *s->changes) : NULL;
+        if (p) {
+            s->changes = p;
+            s->change_capacity = (uint32_t)cap;
+        } else {
+            /* Full (or out of memory): the list starts afresh after this
+             * change, and every consumer looks at everything once. */
+            s->change_count = 0;
+            s->changes_from = s->version;
+            for (int k = 0; k < TAKES; k++) s->changes_taken[k] = s->version;
+            return;
+        }
+    }
+    s->changes[s->change_count++] = (vxr_instance_change){s->version, id, 0};
+}
+
 static void touch_instance(vxr_scene *s, uint32_t id) {
+    uint64_t old = s->instance_version[id];
     s->instance_version[id] = ++s->version;
+    list_change(s, id, old);
+}
+
+void vxr_scene_touch_instance(vxr_scene *s, uint32_t id) {
+    if (id < s->instance_count) touch_instance(s, id);
+}
+
+bool vxr_scene_instance_changes(vxr_scene *s, uint64_t since, const vxr_instance_change **dest,
+                                uint32_t *count) {
+    bool known = since >= s->version;
+    for (int k = 0; k < TAKES && !known; k++) known = since == s->changes_taken[k];
+    known = known && since >= s->changes_from;
+    *dest = NULL;
+    *count = 0;
+    if (known && since < s->version) {
+        uint32_t lo = 0, hi = s->change_count;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (s->changes[mid].version <= since)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *dest = s->changes + lo;
+        *count = s->change_count - lo;
+    }
+    if (s->changes_taken[0] != s->version) {
+        memmove(s->changes_taken + 1, s->changes_taken, (TAKES - 1) * sizeof *s->changes_taken);
+        s->changes_taken[0] = s->version;
+    }
+    return known;
 }
 
 vxr_result vxr_scene_make_live(vxr_scene *s) {
@@ -118,6 +208,61 @@ vxr_result vxr_scene_set_instance(vxr_scene *s, uint32_t id, const vxr_instance 
 vxr_result vxr_scene_remove_instance(vxr_scene *s, uint32_t id) {
     if (id >= s->instance_count) return VXR_ERROR_ARGUMENT;
     s->instances[id].flags |= VXR_INSTANCE_HIDDEN | VXR_INSTANCE_REMOVED;
+    touch_instance(s, id);
+    return VXR_OK;
+}
+
+/* ---- moving instances ---- */
+
+/* VXR_OK for the id of an instance that is there (not removed). */
+static vxr_result placed(const vxr_scene *s, uint32_t id, vxr_error *err) {
+    if (id >= s->instance_count)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "no instance %u (of %u)", id, s->instance_count);
+    if (s->instances[id].flags & VXR_INSTANCE_REMOVED)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u was removed", id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_set_transform(vxr_scene *s, uint32_t id, const vxr_transform *t,
+                                   vxr_error *err) {
+    vxr_result r = placed(s, id, err);
+    if (r != VXR_OK) return r;
+    if (!t) return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u: no transform", id);
+    vxr_instance in = s->instances[id];
+    in.transform = *t;
+    if (vxr_instance_check(&in, id, s->model_count, NULL) != VXR_OK)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "instance %u: transform out of range (scale not in (0, 2^20], rotation "
+                        "entries beyond 1, translation beyond 2^31, or not finite)",
+                        id);
+    if (!memcmp(&s->instances[id].transform, t, sizeof *t)) return VXR_OK;
+    s->instances[id].transform = *t;
+    touch_instance(s, id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_set_flags(vxr_scene *s, uint32_t id, uint32_t flags, vxr_error *err) {
+    vxr_result r = placed(s, id, err);
+    if (r != VXR_OK) return r;
+    if (flags & ~(uint32_t)VXR_INSTANCE_HIDDEN)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "instance %u: flags 0x%x (a host sets VXR_INSTANCE_HIDDEN only)", id,
+                        flags);
+    uint32_t now = (s->instances[id].flags & VXR_INSTANCE_CULLED) | flags;
+    if (now == s->instances[id].flags) return VXR_OK;
+    s->instances[id].flags = now;
+    touch_instance(s, id);
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_set_view_distance(vxr_scene *s, uint32_t id, float distance, vxr_error *err) {
+    vxr_result r = placed(s, id, err);
+    if (r != VXR_OK) return r;
+    if (!(distance >= 0.0f)) /* NaN too */
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u: view distance %g", id,
+                        (double)distance);
+    if (!memcmp(&s->instances[id].view_distance, &distance, sizeof distance)) return VXR_OK;
+    s->instances[id].view_distance = distance;
     touch_instance(s, id);
     return VXR_OK;
 }

@@ -144,10 +144,9 @@ static vxr_result retire(vxr_renderer *r, const vxr_retired *what, vxr_error *er
 }
 
 static void destroy_retired(vxr_context *c, vxr_retired *d) {
-    if (d->view) c->vk.vkDestroyBufferView(c->device, d->view, NULL);
+    if (d->view) c->vk.vkDestroyBufferView(c->device, d->view, c->alloc);
     vxr_buf_destroy(c, &d->buf);
-    if (d->pool) c->vk.vkDestroyDescriptorPool(c->device, d->pool, NULL);
-    if (d->pipeline) c->vk.vkDestroyPipeline(c->device, d->pipeline, NULL);
+    if (d->pool) c->vk.vkDestroyDescriptorPool(c->device, d->pool, c->alloc);
 }
 
 void vxr_renderer_complete(vxr_renderer *r, uint64_t serial) {
@@ -172,6 +171,8 @@ void vxr_renderer_complete(vxr_renderer *r, uint64_t serial) {
 }
 
 void vxr_renderer_update_free(vxr_renderer *r) {
+    if (r->bvh) vxr_bvh_free(r->bvh);
+    free(r->bvh);
     for (uint32_t i = 0; i < r->retired_count; i++) destroy_retired(r->ctx, &r->retired[i]);
     free(r->retired);
     vxr_buf_destroy(r->ctx, &r->ring.buf);
@@ -630,9 +631,110 @@ static vxr_result update_models_table(update *u) {
     return res;
 }
 
-/* The instance table (the records that differ) and, when any did or a
- * model appeared or emptied, the hierarchy. */
-static vxr_result update_instances(update *u, bool hierarchy) {
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The instances to look at, ascending and once each: those on the scene's
+ * change list since the last update, the instances of the todo models
+ * (their bounds may have moved) and new ones; *every (dest NULL) when the
+ * list cannot tell, and each instance must be looked at. */
+static vxr_result instances_to_check(update *u, const todo *t, uint32_t n_todo, bool *every,
+                                     uint32_t **dest, uint32_t *count) {
+    vxr_renderer *r = u->r;
+    vxr_scene *s = u->s;
+    const vxr_instance_change *list;
+    uint32_t listed, n = s->instance_count, k = 0;
+    *dest = NULL;
+    *count = 0;
+    *every = !vxr_scene_instance_changes(s, r->scene_version, &list, &listed);
+    if (*every) return VXR_OK;
+    uint32_t models = 0;
+    for (uint32_t j = 0; j < n_todo; j++) models += !t[j].removed;
+    uint32_t fresh = n > r->instance_count ? n - r->instance_count : 0;
+    size_t cap = (size_t)listed + fresh + (models ? n : 0) + 1;
+    uint32_t *ids = malloc(cap * sizeof *ids);
+    uint8_t *mark = models ? calloc((size_t)s->model_count + 1, 1) : NULL;
+    if (!ids || (models && !mark)) {
+        free(ids);
+        free(mark);
+        return vxr_ctx_fail(r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    for (uint32_t j = 0; j < listed; j++)
+        if (list[j].instance < n) ids[k++] = list[j].instance;
+    for (uint32_t i = n - fresh; i < n; i++) ids[k++] = i;
+    if (models) {
+        for (uint32_t j = 0; j < n_todo; j++)
+            if (!t[j].removed) mark[t[j].model] = 1;
+        for (uint32_t i = 0; i < n; i++)
+            if (mark[s->instances[i].model]) ids[k++] = i;
+        free(mark);
+    }
+    qsort(ids, k, sizeof *ids, cmp_u32);
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < k; j++)
+        if (!kept || ids[j] != ids[kept - 1]) ids[kept++] = ids[j];
+    *dest = ids;
+    *count = kept;
+    return VXR_OK;
+}
+
+/* Changed hierarchy nodes this close together go up as one copy, with the
+ * nodes between them: fewer copy regions for a few bytes more. */
+#define NODE_GAP 4
+
+/* Uploads the entries list[count] (ascending indices into data, elem bytes
+ * each) into binding `binding`, in runs: entries at most `gap` apart go up
+ * as one copy with those between. *written grows by the entries copied. */
+static vxr_result upload_runs(update *u, uint32_t binding, const void *data, size_t elem,
+                              const uint32_t *list, uint32_t count, uint32_t gap,
+                              uint32_t *written) {
+    vxr_result res = VXR_OK;
+    for (uint32_t a = 0; a < count && res == VXR_OK;) {
+        uint32_t b = a + 1;
+        while (b < count && list[b] - list[b - 1] <= gap) b++;
+        uint32_t first = list[a], n = list[b - 1] + 1 - first;
+        res = upload_table(u, binding, (uint64_t)first * elem, (const uint8_t *)data + first * elem,
+                           (uint64_t)n * elem);
+        *written += n;
+        a = b;
+    }
+    return res;
+}
+
+/* Uploads what the hierarchy's update changed: everything after a build,
+ * else the changed nodes and items in runs. */
+static vxr_result upload_hierarchy(update *u) {
+    vxr_renderer *r = u->r;
+    vxr_bvh *h = r->bvh;
+    vxr_bvh_changes ch;
+    vxr_result res = VXR_OK;
+    vxr_bvh_get_changes(h, &ch);
+    if (ch.all) {
+        if ((res = upload_table(u, VXR_BIND_BVH, 0, h->nodes,
+                                (uint64_t)h->node_count * sizeof *h->nodes)) == VXR_OK)
+            res = upload_table(u, VXR_BIND_ITEMS, 0, h->items, (uint64_t)h->item_count * 4);
+        u->info->bvh_nodes = h->node_count;
+        u->info->hierarchy = true;
+    } else {
+        uint32_t items = 0;
+        res = upload_runs(u, VXR_BIND_BVH, h->nodes, sizeof *h->nodes, ch.nodes, ch.node_count,
+                          NODE_GAP, &u->info->bvh_nodes);
+        if (res == VXR_OK)
+            res = upload_runs(u, VXR_BIND_ITEMS, h->items, 4, ch.items, ch.item_count, 4 * NODE_GAP,
+                              &items);
+        u->info->refit = true;
+    }
+    if (res == VXR_OK) vxr_bvh_changes_taken(h);
+    return res;
+}
+
+/* The instance records that differ among those that may have changed
+ * (instances_to_check), in runs, and the hierarchy brought up to date:
+ * refitted, or built afresh when `hierarchy` (a model appeared or emptied,
+ * new tables) or the set of visible instances changed. */
+static vxr_result update_instances(update *u, bool hierarchy, const todo *t, uint32_t n_todo) {
     vxr_renderer *r = u->r;
     vxr_scene *s = u->s;
     vxr_context *c = r->ctx;
@@ -657,33 +759,71 @@ static vxr_result update_instances(update *u, bool hierarchy) {
             return res;
         all = hierarchy = true;
     }
-    size_t bytes = ((size_t)s->instance_count + 1) * sizeof(vxr_gpu_instance);
-    vxr_gpu_instance *now = malloc(bytes);
-    if (!now) return vxr_ctx_fail(c, u->err, VXR_ERROR_MEMORY, "out of memory");
-    vxr_instance_records(s, now);
-    uint32_t changed = 0;
-    res = upload_records(u, VXR_BIND_INSTANCES, now, r->inst_rec, s->instance_count, sizeof *now,
-                         all, &changed);
-    u->info->instances = changed;
-    if (res == VXR_OK && (changed || hierarchy || s->instance_count != r->instance_count)) {
-        memcpy(r->inst_rec, now, (size_t)s->instance_count * sizeof *now);
-        r->instance_count = s->instance_count;
-        vxr_bvh bvh;
-        res = vxr_bvh_build(s, now, &bvh);
-        if (res != VXR_OK) {
-            free(now);
-            return vxr_ctx_fail(c, u->err, res, "the instance hierarchy: %s",
-                                vxr_result_string(res));
+    uint32_t n = s->instance_count, k = 0, *check = NULL;
+    bool every = false;
+    if (!all && (res = instances_to_check(u, t, n_todo, &every, &check, &k)) != VXR_OK) return res;
+    every |= all;
+    if (every) k = n;
+    u->info->instances_checked = k;
+    /* the records that differ: ids ascending, their new records */
+    vxr_gpu_instance *now = malloc(((size_t)k + 1) * sizeof *now);
+    uint32_t *ids = malloc(((size_t)k + 1) * sizeof *ids), m = 0;
+    if (!now || !ids) {
+        free(check), free(now), free(ids);
+        return vxr_ctx_fail(c, u->err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    for (uint32_t j = 0; j < k; j++) {
+        uint32_t i = every ? j : check[j];
+        vxr_instance_gpu(s, i, &now[m]);
+        if (all || i >= r->instance_count || memcmp(&now[m], &r->inst_rec[i], sizeof now[m]))
+            ids[m++] = i;
+    }
+    free(check);
+    for (uint32_t a = 0; a < m && res == VXR_OK;) {
+        uint32_t b = a + 1;
+        while (b < m && ids[b] == ids[b - 1] + 1) b++;
+        res = upload_table(u, VXR_BIND_INSTANCES, (uint64_t)ids[a] * sizeof *now, &now[a],
+                           (uint64_t)(b - a) * sizeof *now);
+        a = b;
+    }
+    if (res == VXR_OK) { /* the table is written: the records are the uploaded ones */
+        for (uint32_t j = 0; j < m; j++) r->inst_rec[ids[j]] = now[j];
+        u->info->instances = m;
+        if (n != r->instance_count) hierarchy = true;
+        r->instance_count = n;
+        if (!r->bvh && !(r->bvh = calloc(1, sizeof *r->bvh)))
+            res = vxr_ctx_fail(c, u->err, VXR_ERROR_MEMORY, "out of memory");
+        else if (!r->bvh->instance_count && !r->bvh->node_count)
+            hierarchy = true; /* none kept (or an empty one): build */
+    }
+    /* pending node changes (an upload failed before) go up too */
+    if (res == VXR_OK && (m || hierarchy || r->bvh->fresh || r->bvh->nodes_changed.count ||
+                          r->bvh->items_changed.count)) {
+        res = vxr_bvh_update(r->bvh, s, r->inst_rec, ids, m, hierarchy, r->instance_cap, NULL);
+        if (res != VXR_OK) { /* the next update builds it */
+            vxr_bvh_free(r->bvh);
+            res =
+                vxr_ctx_fail(c, u->err, res, "the instance hierarchy: %s", vxr_result_string(res));
+        } else {
+            vxr_renderer_take_hierarchy(r, r->bvh);
+            res = upload_hierarchy(u);
         }
-        vxr_renderer_take_hierarchy(r, &bvh);
-        if ((res = upload_table(u, VXR_BIND_BVH, 0, bvh.nodes,
-                                (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node))) == VXR_OK)
-            res = upload_table(u, VXR_BIND_ITEMS, 0, bvh.items, (uint64_t)bvh.item_count * 4);
-        u->info->hierarchy = true;
-        vxr_bvh_free(&bvh);
     }
     free(now);
+    free(ids);
     return res;
+}
+
+void vxr_renderer_keep_hierarchy(vxr_renderer *r, struct vxr_bvh *bvh) {
+    if (!r->bvh) r->bvh = calloc(1, sizeof *r->bvh);
+    if (r->bvh) {
+        vxr_bvh_free(r->bvh);
+        *r->bvh = *bvh;
+        vxr_bvh_changes_taken(r->bvh); /* the caller uploads it whole */
+    } else {
+        vxr_bvh_free(bvh);
+    }
+    memset(bvh, 0, sizeof *bvh);
 }
 
 /* After a new layout: a descriptor set over the new buffers (the old one
@@ -702,13 +842,8 @@ static vxr_result rebind(update *u) {
         sp->node_chunks = chunks[0];
         sp->battr_chunks = chunks[1];
         sp->attr_chunks = chunks[2];
-        for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
-            for (uint32_t mode = 0; mode < VXR_MODES; mode++) {
-                if (!r->pipeline[level][mode]) continue;
-                vxr_retired p = {.serial = u->serial, .pipeline = r->pipeline[level][mode]};
-                if ((res = retire(r, &p, u->err)) != VXR_OK) return res;
-                r->pipeline[level][mode] = VK_NULL_HANDLE;
-            }
+        /* the context keeps the old ones: frames in flight may use them */
+        if ((res = vxr_renderer_pipelines_make(r, u->err)) != VXR_OK) return res;
     }
     return vxr_renderer_bind(r, u->err);
 }
@@ -739,7 +874,7 @@ vxr_result vxr_renderer_update(vxr_renderer *r, vxr_scene *s, VkCommandBuffer cm
         barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     if ((res = upload_models(&u, t, n)) != VXR_OK || (res = update_models_table(&u)) != VXR_OK ||
-        (res = update_instances(&u, hierarchy)) != VXR_OK)
+        (res = update_instances(&u, hierarchy, t, n)) != VXR_OK)
         goto done;
     barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);

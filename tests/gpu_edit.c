@@ -1,5 +1,5 @@
 /* Live edits on the GPU, on lavapipe with validation (synchronization
- * validation too, from the test's environment): random edit sequences on
+ * validation too, which a validating context turns on): random edit sequences on
  * every file of tests/data, each step uploaded with vxr_renderer_update and
  * rendered with pick records, two steps per command buffer and two
  * command buffers in flight. Every pixel's GPU record must equal the CPU
@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "vxr/edit.h"
 #include "vxr/formats.h"
+#include "gpu_picks.h"
 #include "vxr_test.h"
 
 VXR_TEST_RNG(0xed17ed17ull)
@@ -43,32 +44,6 @@ typedef struct run {
     uint64_t uploaded, moved;
     uint32_t relayouts;
 } run;
-
-/* The CPU picks of every pixel of cam, for the scene as it is now. */
-static void expect(const vxr_scene *s, const vxr_camera *cam, uint32_t grid, vxr_pick *dest) {
-    vxr_picker *p = NULL;
-    CHECK(vxr_picker_create(s, &p) == VXR_OK);
-    if (!p) return;
-    for (uint32_t j = 0; j < cam->height; j++)
-        for (uint32_t i = 0; i < cam->width; i++) {
-            vxr_ray ray;
-            vxr_camera_ray(cam, i, j, &ray);
-            vxr_pick_ray(p, &ray, grid, &dest[(size_t)j * cam->width + i]);
-        }
-    vxr_picker_destroy(p);
-}
-
-/* A GPU record against a CPU pick: every field the record carries. */
-static bool same_pick(const vxr_gpu_pick *g, const vxr_pick *c) {
-    bool hit = (g->flags & VXR_PICK_HIT) != 0;
-    if (g->flags & VXR_PICK_INCOMPLETE) return false;
-    if (hit != (c->hit != 0)) return false;
-    if (!hit) return true;
-    uint32_t shape = (uint32_t)__builtin_ctz(c->size) | ((uint32_t)c->face & 255u) << 8 |
-                     ((uint32_t)c->corner & 255u) << 16 | ((uint32_t)c->edge & 255u) << 24;
-    return g->instance == c->instance && !memcmp(g->voxel, c->voxel, sizeof g->voxel) &&
-           !memcmp(&g->t, &c->t, sizeof g->t) && g->shape == shape && g->color == c->color;
-}
 
 static void check_slot(run *u, slot *sl) {
     if (!sl->busy) return;
@@ -204,7 +179,7 @@ static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene 
         VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
         CHECK(vkAllocateCommandBuffers(g->info.device, &ai, &sl->cmd) == VK_SUCCESS);
         CHECK(vkCreateFence(g->info.device, &fi, NULL, &sl->fence) == VK_SUCCESS);
-        vxr_target_desc td = {W, H, true, false};
+        vxr_target_desc td = {.width = W, .height = H, .picks = true, .readback = false};
         for (int j = 0; j < PER_CMD; j++) {
             CHECK(vxr_target_create(ctx, &td, &sl->target[j], &err) == VXR_OK);
             sl->expect[j] = malloc((size_t)W * H * sizeof *sl->expect[j]);
@@ -235,7 +210,7 @@ static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene 
             sl->grid[j] = (step + j) % 5 == 4 ? 4 : 1;
             CHECK(vxr_renderer_render(u.r, sl->target[j], &sl->cam[j], sl->grid[j], sl->cmd,
                                       NULL) == VXR_OK);
-            expect(s, &sl->cam[j], sl->grid[j], sl->expect[j]);
+            expect_picks(s, &sl->cam[j], sl->grid[j], sl->expect[j]);
         }
         CHECK(vkEndCommandBuffer(sl->cmd) == VK_SUCCESS);
         VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,

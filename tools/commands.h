@@ -17,5 +17,6 @@ int cmd_bench_pick(int argc, char **argv);
 int cmd_bench_render(int argc, char **argv);
 int cmd_bench_spheres(int argc, char **argv);
 int cmd_bench_edit(int argc, char **argv);
+int cmd_bench_instances(int argc, char **argv);
 
 #endif

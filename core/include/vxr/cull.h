@@ -5,7 +5,10 @@
  * contains the eye; instances with an infinite view distance are always
  * visible. A culler keeps those spheres in a sphere tree (vxr/spheres.h)
  * and sets VXR_INSTANCE_CULLED on the scene's instances; pickers and
- * renderer updates made afterwards see only the visible ones.
+ * renderer updates made afterwards see only the visible ones. Each flag it
+ * changes is stamped and put on the scene's change list
+ * (vxr_scene_touch_instance, vxr/edit.h), so that a renderer's update
+ * rewrites only those instances; flags that stay are not touched.
  */
 #ifndef VXR_CULL_H
 #define VXR_CULL_H
@@ -28,9 +31,13 @@ VXR_API void vxr_culler_destroy(vxr_culler *culler);
  * was made for) not visible from eye and clears it on the others; eye NULL
  * turns culling off (clears the flag everywhere). *visible receives the
  * number of visible, non-hidden instances and *changed whether the visible
- * set differs from the previous call's (either may be NULL). Costs
- * O(visible) per call. VXR_ERROR_ARGUMENT for a non-finite eye or another
- * scene (the flags stay as they were). */
+ * set differs from the previous call's (either may be NULL). The culler
+ * follows the instances changed since its last call through the scene's
+ * change list (vxr_scene_instance_changes): a call costs O(visible +
+ * changed), plus O(instances) when a model changed (instances' bounds
+ * follow their model), when the list cannot tell, when culling starts,
+ * and with eye NULL. VXR_ERROR_ARGUMENT for a non-finite eye or another
+ * scene (the flags stay as they were); VXR_ERROR_MEMORY. */
 VXR_API vxr_result vxr_culler_update(vxr_culler *culler, vxr_scene *scene, const float eye[3],
                                      uint32_t *visible, bool *changed);
 

@@ -1,0 +1,583 @@
+/* Instances moved through the scene API (vxr/edit.h) and the hierarchy
+ * updated in place (vxr_bvh_update), against brute force:
+ *  - the setters check their arguments and list what they change; the
+ *    change list tells every consumer every instance changed since its
+ *    last take (or says it cannot);
+ *  - after random moves, scale and rotation changes, hides and shows,
+ *    culling, duplicates made and broken, removals and additions: every
+ *    node's box is the union of its children's (leaves: of their items'
+ *    boxes), every visible instance sits in exactly one reachable leaf or
+ *    is collapsed onto a lower identical item, no invisible one does, and
+ *    the depth stays within the walks' stack;
+ *  - picks: for random rays the brute-force pick over every instance
+ *    (vxr_pick_ray_loop) names an instance that the hierarchy's walk
+ *    reaches: every box on the path to its leaf is entered at or before
+ *    the hit's t (with the grid's pad). A walk that reaches the brute-force
+ *    winner and traces only visible instances picks exactly that winner
+ *    (the smallest t, ties to the lower index), so this is the walk's pick
+ *    equal to brute force, whatever the hierarchy's shape.
+ * tests/gpu_instances.c renders the same changes and compares every pixel. */
+#include <math.h>
+#include "vxr/bvh.h"
+#include "vxr/cull.h"
+#include "vxr/edit.h"
+#include "vxr/formats.h"
+#include "vxr/pick.h"
+#include "vxr_test.h"
+#include "vxr_trace.h"
+
+VXR_TEST_RNG(0x1257a9ce5ull)
+
+static float frand(float lo, float hi) {
+    return lo + (hi - lo) * (float)(rnd() % 1000001) / 1000000.0f;
+}
+
+static vxr_scene *load(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", VXR_TEST_DATA, name);
+    vxr_scene *s = NULL;
+    vxr_error err = {{0}};
+    if (vxr_scene_load(name[0] == '@' ? name : path, &s, &err) != VXR_OK)
+        fprintf(stderr, "%s: %s\n", name, err.message);
+    return s;
+}
+
+/* ---- the API ---- */
+
+static bool listed(vxr_scene *s, uint64_t *since, uint32_t id) {
+    const vxr_instance_change *ch;
+    uint32_t n;
+    bool known = vxr_scene_instance_changes(s, *since, &ch, &n), found = false;
+    *since = s->version;
+    for (uint32_t j = 0; j < n; j++) found |= ch[j].instance == id;
+    return known && found;
+}
+
+static void test_setters(void) {
+    vxr_scene *s = load("vengi__8ontop.vox");
+    CHECK(s != NULL);
+    if (!s) return;
+    vxr_error err = {{0}};
+    uint64_t since = s->version;
+    const vxr_instance_change *ch;
+    uint32_t n;
+    CHECK(vxr_scene_instance_changes(s, since, &ch, &n) && n == 0);
+    uint32_t last = s->instance_count;
+    vxr_transform t = s->instances[3].transform;
+    /* refused, and nothing changes */
+    CHECK(vxr_scene_set_transform(s, last, &t, &err) == VXR_ERROR_ARGUMENT && err.message[0]);
+    CHECK(vxr_scene_set_transform(s, 3, NULL, NULL) == VXR_ERROR_ARGUMENT);
+    vxr_transform bad = t;
+    bad.scale = 0;
+    CHECK(vxr_scene_set_transform(s, 3, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    bad.scale = -1;
+    CHECK(vxr_scene_set_transform(s, 3, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    bad.scale = NAN;
+    CHECK(vxr_scene_set_transform(s, 3, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    bad = t;
+    bad.translation[1] = INFINITY;
+    CHECK(vxr_scene_set_transform(s, 3, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    bad = t;
+    bad.rotation[4] = 2;
+    CHECK(vxr_scene_set_transform(s, 3, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_flags(s, 3, VXR_INSTANCE_CULLED, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_flags(s, 3, VXR_INSTANCE_REMOVED, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_flags(s, 3, 64, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_flags(s, last, 0, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_view_distance(s, 3, NAN, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_view_distance(s, 3, -1, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_set_view_distance(s, last, 5, NULL) == VXR_ERROR_ARGUMENT);
+    /* the same value changes nothing */
+    CHECK(vxr_scene_set_transform(s, 3, &t, NULL) == VXR_OK);
+    CHECK(vxr_scene_set_flags(s, 3, s->instances[3].flags & VXR_INSTANCE_HIDDEN, NULL) == VXR_OK);
+    CHECK(vxr_scene_set_view_distance(s, 3, s->instances[3].view_distance, NULL) == VXR_OK);
+    CHECK_EQ_INT(s->version, since);
+    CHECK(vxr_scene_instance_changes(s, since, &ch, &n) && n == 0);
+    /* changes: stamped, listed once per take */
+    t.translation[0] += 3;
+    CHECK(vxr_scene_set_transform(s, 3, &t, NULL) == VXR_OK);
+    CHECK_EQ_INT(s->instance_version[3], s->version);
+    CHECK(!memcmp(&s->instances[3].transform, &t, sizeof t));
+    t.translation[0] += 3;
+    CHECK(vxr_scene_set_transform(s, 3, &t, NULL) == VXR_OK);
+    CHECK(vxr_scene_set_flags(s, 5, VXR_INSTANCE_HIDDEN, NULL) == VXR_OK);
+    CHECK(s->instances[5].flags & VXR_INSTANCE_HIDDEN);
+    CHECK(vxr_scene_set_view_distance(s, 6, 12.5f, NULL) == VXR_OK);
+    CHECK(s->instances[6].view_distance == 12.5f);
+    CHECK(vxr_scene_instance_changes(s, since, &ch, &n));
+    CHECK_EQ_INT(n, 3);
+    if (n == 3) CHECK(ch[0].instance == 3 && ch[1].instance == 5 && ch[2].instance == 6);
+    since = s->version;
+    CHECK(vxr_scene_set_flags(s, 5, 0, NULL) == VXR_OK);
+    CHECK(listed(s, &since, 5));
+    /* a removed instance refuses */
+    CHECK(vxr_scene_remove_instance(s, 7) == VXR_OK);
+    CHECK(listed(s, &since, 7));
+    CHECK(vxr_scene_set_transform(s, 7, &t, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(strstr(err.message, "removed") != NULL);
+    CHECK(vxr_scene_set_flags(s, 7, 0, NULL) == VXR_ERROR_ARGUMENT);
+    /* in-place writers stamp */
+    s->instances[2].view_distance = 7;
+    vxr_scene_touch_instance(s, 2);
+    vxr_scene_touch_instance(s, last); /* ignored */
+    CHECK(listed(s, &since, 2));
+    /* a since that was never taken cannot be answered, unless nothing
+     * changed after it */
+    CHECK(vxr_scene_set_view_distance(s, 2, 8, NULL) == VXR_OK);
+    uint64_t untaken = s->version;
+    CHECK(vxr_scene_instance_changes(s, untaken, &ch, &n) && n == 0);
+    CHECK(vxr_scene_set_view_distance(s, 2, 9, NULL) == VXR_OK);
+    uint64_t untaken2 = s->version;
+    CHECK(vxr_scene_set_view_distance(s, 2, 10, NULL) == VXR_OK);
+    CHECK(!vxr_scene_instance_changes(s, untaken2, &ch, &n) && n == 0);
+    CHECK(vxr_scene_instance_changes(s, s->version, &ch, &n) && n == 0);
+    vxr_scene_destroy(s);
+}
+
+/* Two consumers taking at their own pace, and one that sleeps: each is told
+ * every instance changed since its take, or that the list cannot tell. */
+static void test_change_list(void) {
+    vxr_scene *s = load("@world:500");
+    CHECK(s != NULL);
+    if (!s) return;
+    uint64_t since[3] = {s->version, s->version, s->version};
+    uint32_t *seen = calloc(s->instance_count, sizeof *seen);
+    uint32_t missed = 0, full = 0, answered = 0, extra = 0;
+    for (int step = 0; step < 3000; step++) {
+        uint32_t k = 1 + rnd() % (step % 500 == 0 ? 3000 : 8); /* now and then a flood */
+        for (uint32_t c = 0; c < k; c++) {
+            uint32_t i = rnd() % s->instance_count;
+            vxr_transform t = s->instances[i].transform;
+            t.translation[rnd() % 3] += (float)(rnd() % 5) - 2.0f;
+            CHECK(vxr_scene_set_transform(s, i, &t, NULL) == VXR_OK);
+        }
+        for (int who = 0; who < 3; who++) {
+            if (who == 1 && rnd() % 3) continue;
+            if (who == 2 && rnd() % 200) continue;
+            const vxr_instance_change *ch;
+            uint32_t n;
+            bool known = vxr_scene_instance_changes(s, since[who], &ch, &n);
+            full += !known;
+            answered += known;
+            for (uint32_t j = 0; j < n; j++) {
+                seen[ch[j].instance] = (uint32_t)step + 1;
+                extra += ch[j].version <= since[who];
+            }
+            for (uint32_t i = 0; known && i < s->instance_count; i++)
+                missed += s->instance_version[i] > since[who] && seen[i] != (uint32_t)step + 1;
+            since[who] = s->version;
+        }
+    }
+    CHECK_EQ_INT(missed, 0);
+    CHECK_EQ_INT(extra, 0);
+    CHECK(answered > 10 * full); /* the list answers nearly always */
+    CHECK(s->change_capacity <= 4096 + 2 * s->instance_count);
+    free(seen);
+    vxr_scene_destroy(s);
+}
+
+/* ---- the hierarchy against brute force ---- */
+
+static bool same_identity(const vxr_gpu_instance *a, const vxr_gpu_instance *b) {
+    return a->model == b->model &&
+           !memcmp(a->world_to_local, b->world_to_local, sizeof a->world_to_local);
+}
+
+static bool box_has(const float *lo, const float *hi, const float *a, const float *b) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] < lo[k] || b[k] > hi[k]) return false;
+    return true;
+}
+
+/* Every invariant of the header; counts the failures. */
+static uint32_t check_tree(const vxr_scene *s, const vxr_gpu_instance *rec, const vxr_bvh *t,
+                           uint32_t *seen) {
+    uint32_t bad = 0, n = s->instance_count, held = 0;
+    memset(seen, 0, n * sizeof *seen);
+    double cost = 0;
+    if (t->node_count) {
+        uint32_t stack[2 * VXR_BVH_STACK], depth[2 * VXR_BVH_STACK], sp = 0;
+        stack[sp] = 0;
+        depth[sp++] = 0;
+        bad += t->parent[0] != UINT32_MAX;
+        while (sp) {
+            uint32_t node = stack[--sp], d = depth[sp];
+            const vxr_gpu_bvh_node *nd = &t->nodes[node];
+            bad += d > VXR_BVH_MAX_DEPTH || node >= t->node_count;
+            float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            double a = 2.0 * ((double)(nd->hi[0] - nd->lo[0]) * (nd->hi[1] - nd->lo[1]) +
+                              (double)(nd->hi[1] - nd->lo[1]) * (nd->hi[2] - nd->lo[2]) +
+                              (double)(nd->hi[2] - nd->lo[2]) * (nd->hi[0] - nd->lo[0]));
+            cost += a * (nd->count ? nd->count : 1);
+            if (nd->count == 0) {
+                if (nd->first + 1 >= t->node_count || sp + 2 > 2 * VXR_BVH_STACK) {
+                    bad++;
+                    continue;
+                }
+                for (uint32_t c = 0; c < 2; c++) {
+                    const vxr_gpu_bvh_node *ch = &t->nodes[nd->first + c];
+                    bad += t->parent[nd->first + c] != node;
+                    bad += !box_has(nd->lo, nd->hi, ch->lo, ch->hi);
+                    for (int k = 0; k < 3; k++) {
+                        lo[k] = fminf(lo[k], ch->lo[k]);
+                        hi[k] = fmaxf(hi[k], ch->hi[k]);
+                    }
+                    stack[sp] = nd->first + c;
+                    depth[sp++] = d + 1;
+                }
+            } else {
+                if (nd->first + nd->count > t->item_count) {
+                    bad++;
+                    continue;
+                }
+                for (uint32_t j = nd->first; j < nd->first + nd->count; j++) {
+                    uint32_t i = t->items[j];
+                    if (i >= n) {
+                        bad++;
+                        continue;
+                    }
+                    float a0[3], b0[3];
+                    vxr_bvh_instance_box(&rec[i], a0, b0);
+                    bad += !box_has(nd->lo, nd->hi, a0, b0);
+                    bad += (t->leaf_of[i] & 0x7fffffffu) != node;
+                    bad += rec[i].scale > t->max_scale;
+                    for (int k = 0; k < 3; k++) {
+                        lo[k] = fminf(lo[k], a0[k]);
+                        hi[k] = fmaxf(hi[k], b0[k]);
+                    }
+                    seen[i]++;
+                    held++;
+                }
+            }
+            /* tight: exactly the union */
+            bad += memcmp(lo, nd->lo, sizeof lo) != 0 || memcmp(hi, nd->hi, sizeof hi) != 0;
+        }
+    }
+    bad += held != t->held;
+    bad += fabs(cost - t->cost) > 1e-6 * (cost + 1.0);
+    for (uint32_t i = 0; i < n; i++) {
+        bool visible = vxr_bvh_holds(s, &rec[i]);
+        if (!visible) {
+            bad += seen[i] != 0;
+            continue;
+        }
+        if (seen[i] == 1) continue;
+        /* collapsed onto a lower identical item */
+        uint32_t j = t->leaf_of[i] == UINT32_MAX - 1 ? t->dup_item[i] : i;
+        if (seen[i] != 0 || j >= i || seen[j] != 1 || !same_identity(&rec[i], &rec[j])) {
+            if (bad < 3) fprintf(stderr, "  instance %u: in %u leaves\n", i, seen[i]);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* The brute-force pick of random rays, and the walk's reach of it. */
+static uint32_t check_picks(const vxr_scene *s, const vxr_bvh *t, const uint32_t *seen, int rays,
+                            uint32_t *hits) {
+    vxr_picker *p = NULL;
+    CHECK(vxr_picker_create(s, &p) == VXR_OK);
+    if (!p) return 1;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (s->instances[i].flags & VXR_INSTANCE_HIDDEN) continue;
+        float a[3], b[3];
+        vxr_instance_world_bounds(s, i, a, b);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], a[k]);
+            hi[k] = fmaxf(hi[k], b[k]);
+        }
+    }
+    uint32_t bad = 0;
+    for (int r = 0; r < rays; r++) {
+        vxr_ray ray;
+        float aim[3];
+        for (int k = 0; k < 3; k++) {
+            float span = hi[k] - lo[k] + 2;
+            aim[k] = frand(lo[k] - 1, hi[k] + 1);
+            ray.origin[k] = aim[k] + frand(-span, span);
+        }
+        if (r % 4 == 0) ray.origin[2] = hi[2] + 10; /* from above, often straight down */
+        for (int k = 0; k < 3; k++) ray.dir[k] = aim[k] - ray.origin[k];
+        if (r % 8 == 0) ray.dir[0] = ray.dir[1] = 0;
+        if (ray.dir[0] == 0 && ray.dir[1] == 0 && ray.dir[2] == 0) ray.dir[2] = -1;
+        uint32_t grid = r % 5 == 4 ? 4 : 1;
+        vxr_pick brute, fresh;
+        CHECK(vxr_pick_ray_loop(p, &ray, grid, &brute) == VXR_OK);
+        CHECK(vxr_pick_ray(p, &ray, grid, &fresh) == VXR_OK);
+        bad += memcmp(&brute, &fresh, sizeof brute) != 0;
+        if (!brute.hit) continue;
+        (*hits)++;
+        uint32_t h = brute.instance;
+        if (h >= s->instance_count || seen[h] != 1) {
+            bad++;
+            continue;
+        }
+        float pad = vxr_bvh_grid_pad(t, grid);
+        for (uint32_t node = t->leaf_of[h] & 0x7fffffffu; node != UINT32_MAX;
+             node = t->parent[node])
+            if (vxr_box_enter(ray.origin, ray.dir, t->nodes[node].lo, t->nodes[node].hi, pad,
+                              brute.t) == INFINITY) {
+                if (bad < 3) fprintf(stderr, "  ray %d: instance %u unreachable\n", r, h);
+                bad++;
+                break;
+            }
+    }
+    vxr_picker_destroy(p);
+    return bad;
+}
+
+/* One random change through the API (and the culler's). */
+static void random_change(vxr_scene *s, vxr_culler *c) {
+    uint32_t n = s->instance_count, i = rnd() % n;
+    vxr_instance in = s->instances[i];
+    if (in.flags & VXR_INSTANCE_REMOVED) {
+        in.flags = 0;
+        uint32_t id;
+        if (rnd() % 2) CHECK(vxr_scene_add_instance(s, &in, &id, NULL) == VXR_OK);
+        return;
+    }
+    vxr_transform t = in.transform;
+    switch (rnd() % 16) {
+    case 0: /* far away */
+        for (int k = 0; k < 3; k++) t.translation[k] += frand(-300, 300);
+        break;
+    case 1:
+        t.scale = rnd() % 2 ? 2.0f : 0.5f;
+        break;
+    case 2: { /* a quarter turn about z */
+        static const float q[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+        memcpy(t.rotation, q, sizeof q);
+        break;
+    }
+    case 3:
+    case 4:
+        CHECK(vxr_scene_set_flags(s, i, (in.flags ^ VXR_INSTANCE_HIDDEN) & VXR_INSTANCE_HIDDEN,
+                                  NULL) == VXR_OK);
+        return;
+    case 5: /* onto another instance of the same model: a duplicate */
+        for (int tries = 0; tries < 32; tries++) {
+            uint32_t j = rnd() % n;
+            if (j != i && s->instances[j].model == in.model) {
+                t = s->instances[j].transform;
+                break;
+            }
+        }
+        break;
+    case 6:
+        CHECK(vxr_scene_set_view_distance(s, i, rnd() % 3 ? frand(5, 80) : INFINITY, NULL) ==
+              VXR_OK);
+        return;
+    case 7:
+        if (rnd() % 4 == 0 && c) {
+            float eye[3] = {frand(-100, 100), frand(-100, 100), frand(0, 60)};
+            CHECK(vxr_culler_update(c, s, rnd() % 5 ? eye : NULL, NULL, NULL) == VXR_OK);
+        }
+        return;
+    case 8:
+        if (rnd() % 8 == 0) CHECK(vxr_scene_remove_instance(s, i) == VXR_OK);
+        return;
+    default: /* a small step */
+        for (int k = 0; k < 3; k++) t.translation[k] += (float)(rnd() % 7) - 3.0f;
+    }
+    CHECK(vxr_scene_set_transform(s, i, &t, NULL) == VXR_OK);
+}
+
+/* steps batches of random changes on scene name, each followed by an
+ * update and the checks; in_place: the least ratio of updates in place to
+ * builds expected (far jumps in a small scene wear its hierarchy down,
+ * so builds come often there). */
+static void run_scene(const char *name, int steps, int rays, uint32_t item_limit_extra,
+                      uint32_t in_place_ratio) {
+    vxr_scene *s = load(name);
+    CHECK(s != NULL);
+    if (!s) return;
+    vxr_culler *c = NULL;
+    CHECK(vxr_culler_create(s, &c) == VXR_OK);
+    size_t cap = (size_t)s->instance_count * 2 + 64;
+    vxr_gpu_instance *rec = malloc(cap * sizeof *rec), *check = malloc(cap * sizeof *check);
+    uint32_t *seen = malloc(cap * sizeof *seen);
+    vxr_instance_records(s, rec);
+    vxr_bvh t;
+    CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
+    CHECK_EQ_INT(check_tree(s, rec, &t, seen), 0);
+    uint64_t since = s->version;
+    vxr_bvh_changes_taken(&t);
+    uint32_t bad = 0, picks_bad = 0, hits = 0, in_place = 0, builds = 0, unlisted = 0;
+    uint32_t full_items = 0; /* updates in place that left items[] nearly full */
+    uint32_t splits = 0;     /* updates in place that split leaves */
+    for (int step = 0; step < steps; step++) {
+        int k = 1 + (int)(rnd() % (step % 7 == 0 ? 40 : 6));
+        for (int j = 0; j < k; j++) random_change(s, c);
+        if (s->instance_count > cap) break; /* the arrays are sized for this */
+        const vxr_instance_change *ch;
+        uint32_t listed_n;
+        bool known = vxr_scene_instance_changes(s, since, &ch, &listed_n);
+        since = s->version;
+        uint32_t *ids = malloc(((size_t)listed_n + s->instance_count + 1) * sizeof *ids), m = 0;
+        if (known) {
+            for (uint32_t j = 0; j < listed_n; j++) ids[m++] = ch[j].instance;
+        } else {
+            for (uint32_t i = 0; i < s->instance_count; i++) ids[m++] = i;
+        }
+        for (uint32_t j = 0; j < m; j++)
+            if (ids[j] < s->instance_count) vxr_instance_gpu(s, ids[j], &rec[ids[j]]);
+        /* the list missed nothing: every other record is as it was */
+        vxr_instance_records(s, check);
+        for (uint32_t i = 0; i < s->instance_count; i++)
+            unlisted += memcmp(&check[i], &rec[i], sizeof rec[i]) != 0;
+        memcpy(rec, check, s->instance_count * sizeof *rec);
+        bool rebuilt = false;
+        uint32_t limit = item_limit_extra ? s->instance_count + item_limit_extra : 0,
+                 nodes = t.node_count;
+        CHECK(vxr_bvh_update(&t, s, rec, ids, m, step % 50 == 49, limit, &rebuilt) == VXR_OK);
+        builds += rebuilt;
+        in_place += !rebuilt;
+        bad += limit && t.item_count > limit;
+        full_items += limit && !rebuilt && t.item_count + 4 > limit;
+        splits += !rebuilt && t.node_count > nodes;
+        vxr_bvh_changes changes;
+        vxr_bvh_get_changes(&t, &changes);
+        for (uint32_t j = 1; j < changes.node_count; j++)
+            bad += changes.nodes[j] <= changes.nodes[j - 1];
+        vxr_bvh_changes_taken(&t);
+        free(ids);
+        bad += check_tree(s, rec, &t, seen);
+        if (step % 4 == 0) picks_bad += check_picks(s, &t, seen, rays, &hits);
+    }
+    fprintf(stderr, "  %-26s %d steps: %u in place (%u splitting leaves), %u builds; %u hits\n",
+            name, steps, in_place, splits, builds, hits);
+    CHECK(!item_limit_extra || full_items > 0); /* the limit was met */
+    CHECK_EQ_INT(unlisted, 0);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(picks_bad, 0);
+    CHECK(hits > 0);
+    CHECK(in_place > in_place_ratio * builds); /* the point: most updates stay in place */
+    vxr_bvh_free(&t);
+    vxr_culler_destroy(c);
+    free(rec);
+    free(check);
+    free(seen);
+    vxr_scene_destroy(s);
+}
+
+static void test_refit_world(void) {
+    run_scene("@world:2000", 300, 64, 0, 5);
+}
+
+static void test_refit_files(void) {
+    run_scene("vengi__8ontop.vox", 300, 64, 0, 5);         /* overlapping copies */
+    run_scene("bevy_vox_scene__study.vox", 200, 64, 0, 2); /* 53 instances */
+    run_scene("mmmm__scene_store8.vox", 100, 64, 0, 0);    /* one: shown, hidden, moved */
+    run_scene("vengi__test-transform.vox", 200, 64, 0, 2); /* rotations, scales */
+    run_scene("ogt__test_multiple_model_scene.vox", 150, 64, 0, 5);
+}
+
+/* items[] limited to the instance count and a little: leaves that take new
+ * items move to the end until it is full, then a build compacts. */
+static void test_item_limit(void) {
+    run_scene("ogt__test_multiple_model_scene.vox", 200, 32, 24, 0);
+}
+
+/* A camera sweeping over a world with culling on: instances appear and
+ * disappear at the edge of view every step, all in place (leaves fill,
+ * move, split and empty) and rarely a build. */
+static void test_cull_sweep(void) {
+    vxr_scene *s = load("@world:3000");
+    CHECK(s != NULL);
+    if (!s) return;
+    vxr_culler *c = NULL;
+    CHECK(vxr_culler_create(s, &c) == VXR_OK);
+    float eye[3] = {-300, -200, 40};
+    CHECK(vxr_culler_update(c, s, eye, NULL, NULL) == VXR_OK);
+    size_t n = s->instance_count;
+    vxr_gpu_instance *rec = malloc(n * sizeof *rec);
+    uint32_t *seen = malloc(n * sizeof *seen), *ids = malloc(2 * n * sizeof *ids);
+    vxr_instance_records(s, rec);
+    vxr_bvh t;
+    CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
+    uint64_t since = s->version;
+    uint32_t bad = 0, builds = 0, splits = 0, changes = 0, hits = 0;
+    for (int step = 0; step < 150; step++) {
+        eye[0] += 4.0f;
+        eye[1] += 2.5f;
+        CHECK(vxr_culler_update(c, s, eye, NULL, NULL) == VXR_OK);
+        const vxr_instance_change *ch;
+        uint32_t m;
+        CHECK(vxr_scene_instance_changes(s, since, &ch, &m));
+        since = s->version;
+        for (uint32_t j = 0; j < m; j++) {
+            ids[j] = ch[j].instance;
+            vxr_instance_gpu(s, ids[j], &rec[ids[j]]);
+        }
+        changes += m;
+        uint32_t nodes = t.node_count;
+        bool rebuilt;
+        CHECK(vxr_bvh_update(&t, s, rec, ids, m, false, (uint32_t)n, &rebuilt) == VXR_OK);
+        builds += rebuilt;
+        splits += !rebuilt && t.node_count > nodes;
+        bad += check_tree(s, rec, &t, seen);
+        if (step % 5 == 0) bad += check_picks(s, &t, seen, 48, &hits);
+    }
+    fprintf(stderr, "  %u changes in 150 steps: %u builds, %u updates splitting leaves\n", changes,
+            builds, splits);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(changes > 300);
+    CHECK(builds < 10);
+    CHECK(splits > 0);
+    vxr_bvh_free(&t);
+    vxr_culler_destroy(c);
+    free(rec);
+    free(seen);
+    free(ids);
+    vxr_scene_destroy(s);
+}
+
+/* A stack of identical copies: one item; taking them apart one by one
+ * hands the item over to the next, and every step stays in place. */
+static void test_duplicates(void) {
+    vxr_scene *s = load("mmmm__chr_robot.vox");
+    CHECK(s != NULL);
+    if (!s) return;
+    vxr_instance in = s->instances[0];
+    in.flags = 0;
+    for (int k = 0; k < 20; k++) {
+        uint32_t id;
+        CHECK(vxr_scene_add_instance(s, &in, &id, NULL) == VXR_OK);
+    }
+    size_t n = s->instance_count;
+    vxr_gpu_instance *rec = malloc(n * sizeof *rec);
+    uint32_t *seen = malloc(n * sizeof *seen);
+    vxr_instance_records(s, rec);
+    vxr_bvh t;
+    CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
+    CHECK(t.held < n);
+    CHECK_EQ_INT(check_tree(s, rec, &t, seen), 0);
+    uint32_t builds = 0, bad = 0, hits = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        vxr_transform x = s->instances[i].transform;
+        x.translation[i % 3] += 1.0f + (float)(i % 4);
+        if (i % 3 == 2) {
+            CHECK(vxr_scene_set_flags(s, i, VXR_INSTANCE_HIDDEN, NULL) == VXR_OK);
+        } else {
+            CHECK(vxr_scene_set_transform(s, i, &x, NULL) == VXR_OK);
+        }
+        vxr_instance_gpu(s, i, &rec[i]);
+        bool rebuilt;
+        CHECK(vxr_bvh_update(&t, s, rec, &i, 1, false, 0, &rebuilt) == VXR_OK);
+        builds += rebuilt;
+        bad += check_tree(s, rec, &t, seen);
+        bad += check_picks(s, &t, seen, 16, &hits);
+    }
+    fprintf(stderr, "  %zu instances, %zu stacked: %u builds\n", n, n - t.held, builds);
+    CHECK(builds * 4 < n);
+    CHECK_EQ_INT(bad, 0);
+    vxr_bvh_free(&t);
+    free(rec);
+    free(seen);
+    vxr_scene_destroy(s);
+}
+
+VXR_TEST_MAIN(TEST(test_setters), TEST(test_change_list), TEST(test_refit_world),
+              TEST(test_refit_files), TEST(test_item_limit), TEST(test_cull_sweep),
+              TEST(test_duplicates))
