@@ -1,6 +1,7 @@
 /* The camera of DESIGN.md §2. Compiled like the rest of core/ with
  * -ffp-contract=off: a pixel's ray comes from shaders/vxr_trace.h, as on the GPU. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "internal.h"
 #include "vxr/camera.h"
@@ -16,6 +17,11 @@ static void cross3(const float a[3], const float b[3], float dest[3]) {
     dest[1] = a[2] * b[0] - a[0] * b[2];
     dest[2] = a[0] * b[1] - a[1] * b[0];
 }
+
+/* Pinhole depth: a perspective projection looking along f from the eye,
+ * near 0.1, far 10^5, Vulkan's 0..1 range. */
+#define PINHOLE_NEAR 0.1
+#define PINHOLE_FAR  1e5
 
 vxr_result vxr_camera_setup(vxr_camera *c) {
     if (c->fov_deg == 0.0f) c->fov_deg = 60.0f;
@@ -35,18 +41,184 @@ vxr_result vxr_camera_setup(vxr_camera *c) {
     cross3(f, up, r);
     normalize3(r);
     cross3(r, f, u);
+    c->projection = VXR_PROJECTION_PINHOLE;
+    c->reverse_z = false;
     memcpy(c->forward, f, sizeof f);
     memcpy(c->right, r, sizeof r);
     memcpy(c->up, u, sizeof u);
     c->tan_half_fov = (float)tan((double)c->fov_deg * 3.14159265358979323846 / 360.0);
     c->aspect = (float)c->width / (float)c->height;
+    /* view z = f.(p - eye); clip z = a z + b, clip w = z */
+    double a = PINHOLE_FAR / (PINHOLE_FAR - PINHOLE_NEAR), b = -PINHOLE_NEAR * a, fe = 0;
+    for (int k = 0; k < 3; k++) fe += (double)f[k] * (double)c->eye[k];
+    for (int k = 0; k < 3; k++) {
+        c->depth_z[k] = (float)(a * (double)f[k]);
+        c->depth_w[k] = f[k];
+    }
+    c->depth_z[3] = (float)(b - a * fe);
+    c->depth_w[3] = (float)-fe;
+    return VXR_OK;
+}
+
+/* 4x4 matrices in double, column-major m[column][row]. */
+typedef double dmat4[4][4];
+
+static void mat_mul(const dmat4 a, const dmat4 b, dmat4 dest) {
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++) {
+            double v = 0;
+            for (int k = 0; k < 4; k++) v += a[k][row] * b[col][k];
+            dest[col][row] = v;
+        }
+}
+
+/* Gauss-Jordan with partial pivoting; false when singular. */
+static bool mat_inverse(const dmat4 m, dmat4 dest) {
+    double a[4][8];
+    for (int row = 0; row < 4; row++)
+        for (int col = 0; col < 4; col++) {
+            a[row][col] = m[col][row];
+            a[row][col + 4] = row == col;
+        }
+    for (int col = 0; col < 4; col++) {
+        int p = col;
+        for (int row = col + 1; row < 4; row++)
+            if (fabs(a[row][col]) > fabs(a[p][col])) p = row;
+        if (!(fabs(a[p][col]) > 1e-300)) return false;
+        for (int k = 0; k < 8; k++) {
+            double t = a[col][k];
+            a[col][k] = a[p][k];
+            a[p][k] = t;
+        }
+        double inv = 1.0 / a[col][col];
+        for (int k = 0; k < 8; k++) a[col][k] *= inv;
+        for (int row = 0; row < 4; row++) {
+            if (row == col || a[row][col] == 0.0) continue;
+            double s = a[row][col];
+            for (int k = 0; k < 8; k++) a[row][k] -= s * a[col][k];
+        }
+    }
+    for (int row = 0; row < 4; row++)
+        for (int col = 0; col < 4; col++) dest[col][row] = a[row][col + 4];
+    return true;
+}
+
+/* m times the column vector v. */
+static void mat_apply(const dmat4 m, const double v[4], double dest[4]) {
+    for (int row = 0; row < 4; row++)
+        dest[row] = m[0][row] * v[0] + m[1][row] * v[1] + m[2][row] * v[2] + m[3][row] * v[3];
+}
+
+static vxr_result matrix_fail(vxr_error *err, const char *why) {
+    if (err) snprintf(err->message, sizeof err->message, "camera matrices: %s", why);
+    return VXR_ERROR_ARGUMENT;
+}
+
+vxr_result vxr_camera_from_matrices(vxr_camera *c, vxr_mat4 view, vxr_mat4 proj, uint32_t width,
+                                    uint32_t height, uint32_t flags, const float jitter[2],
+                                    vxr_error *err) {
+    memset(c, 0, sizeof *c);
+    if (!width || !height) return matrix_fail(err, "the image size is zero");
+    dmat4 v, p;
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++) {
+            v[col][row] = view[col][row];
+            p[col][row] = proj[col][row];
+            if (!isfinite(v[col][row]) || !isfinite(p[col][row]))
+                return matrix_fail(err, "an entry is not finite");
+        }
+    bool ortho;
+    if (p[0][3] == 0 && p[1][3] == 0 && p[2][3] != 0 && p[3][3] == 0)
+        ortho = false;
+    else if (p[0][3] == 0 && p[1][3] == 0 && p[2][3] == 0 && p[3][3] != 0)
+        ortho = true;
+    else
+        return matrix_fail(err, "the projection's last row is neither perspective (0, 0, +-1, 0) "
+                                "nor orthographic (0, 0, 0, 1)");
+    if (jitter) {
+        if (!isfinite(jitter[0]) || !isfinite(jitter[1]))
+            return matrix_fail(err, "the jitter is not finite");
+        /* a sample moved by j pixels is the pixel centre of an image moved by -j */
+        double jx = 2.0 * jitter[0] / width, jy = 2.0 * jitter[1] / height;
+        for (int col = 0; col < 4; col++) {
+            p[col][0] -= jx * p[col][3];
+            p[col][1] -= jy * p[col][3];
+        }
+    }
+    dmat4 clip, inv, view_inv;
+    mat_mul(p, v, clip);
+    if (!mat_inverse(clip, inv) || !mat_inverse(v, view_inv))
+        return matrix_fail(err, "the view-projection cannot be inverted");
+    bool reverse = flags & VXR_CAMERA_REVERSE_Z;
+    double zn = reverse ? 1 : 0, zf = reverse ? 0 : 1;
+    double o[3], d[3], vx[3], vy[3];
+    if (ortho) {
+        double n0[4], dz[4], w = inv[3][3] + zn * inv[2][3];
+        mat_apply(inv, (const double[4]){0, 0, zn, 1}, n0);
+        mat_apply(inv, (const double[4]){0, 0, zf - zn, 0}, dz);
+        if (!(fabs(w) > 0) || inv[0][3] != 0 || inv[1][3] != 0)
+            return matrix_fail(err, "an orthographic projection needs an affine view");
+        for (int k = 0; k < 3; k++) {
+            o[k] = n0[k] / w;
+            d[k] = dz[k] / w;
+            vx[k] = inv[0][k] / w;
+            vy[k] = inv[1][k] / w;
+        }
+    } else {
+        /* direction to the unprojected point of depth 0.5 (finite for an
+         * infinite far plane too): (H.xyz - eye H.w) / H.w, linear in x, y */
+        double h0[4];
+        mat_apply(inv, (const double[4]){0, 0, 0.5, 1}, h0);
+        double s = h0[3] < 0 ? -1 : 1;
+        for (int k = 0; k < 3; k++) {
+            o[k] = view_inv[3][k] / view_inv[3][3];
+            d[k] = s * (h0[k] - o[k] * h0[3]);
+            vx[k] = s * (inv[0][k] - o[k] * inv[0][3]);
+            vy[k] = s * (inv[1][k] - o[k] * inv[1][3]);
+        }
+    }
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(len > 0) || !isfinite(len)) return matrix_fail(err, "the view direction is degenerate");
+    for (int k = 0; k < 3; k++) {
+        c->eye[k] = (float)o[k];
+        c->forward[k] = (float)(d[k] / len);
+        /* a perspective camera's steps scale with d; an orthographic one's do
+         * not. up: vxr_camera_dir's y grows upwards, clip space's downwards */
+        c->right[k] = (float)(ortho ? vx[k] : vx[k] / len);
+        c->up[k] = (float)(ortho ? -vy[k] : -vy[k] / len);
+        c->target[k] = c->eye[k] + c->forward[k];
+    }
+    for (int k = 0; k < 4; k++) {
+        c->depth_z[k] = (float)clip[k][2];
+        c->depth_w[k] = (float)clip[k][3];
+    }
+    c->width = width;
+    c->height = height;
+    c->projection = ortho ? VXR_PROJECTION_ORTHOGRAPHIC : VXR_PROJECTION_PERSPECTIVE;
+    c->reverse_z = reverse;
+    c->tan_half_fov = 1.0f; /* the steps hold the field of view and aspect */
+    c->aspect = 1.0f;
     return VXR_OK;
 }
 
 void vxr_camera_ray(const vxr_camera *c, uint32_t i, uint32_t j, vxr_ray *dest) {
+    if (c->projection == VXR_PROJECTION_ORTHOGRAPHIC) {
+        vxr_ortho_origin(c->eye, c->right, c->up, i, j, c->width, c->height, dest->origin);
+        memcpy(dest->dir, c->forward, sizeof dest->dir);
+        return;
+    }
     vxr_camera_dir(c->forward, c->right, c->up, c->tan_half_fov, c->aspect, i, j, c->width,
                    c->height, dest->dir);
     memcpy(dest->origin, c->eye, sizeof dest->origin);
+}
+
+float vxr_camera_far_depth(const vxr_camera *c) {
+    return c->reverse_z ? 0.0f : 1.0f;
+}
+
+float vxr_camera_depth(const vxr_camera *c, const vxr_ray *ray, float t) {
+    if (!(t < INFINITY)) return vxr_camera_far_depth(c);
+    return vxr_clip_depth(ray->origin, ray->dir, t, c->depth_z, c->depth_w);
 }
 
 void vxr_camera_orbit(const vxr_scene *s, float angle, float elevation, float distance,

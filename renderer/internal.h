@@ -2,31 +2,42 @@
 #ifndef VXR_RENDERER_INTERNAL_H
 #define VXR_RENDERER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include "vxr/renderer.h"
 #include "vxr/scene.h"
 
 /* Every Vulkan function the renderer calls, by the level it is loaded at. */
-#define VXR_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties)
+#define VXR_VK_GLOBAL(X)                                                                           \
+    X(vkCreateInstance)                                                                            \
+    X(vkEnumerateInstanceLayerProperties)                                                          \
+    X(vkEnumerateInstanceExtensionProperties)                                                      \
+    X(vkEnumerateInstanceVersion)
 
 #define VXR_VK_INSTANCE(X)                                                                         \
     X(vkDestroyInstance)                                                                           \
     X(vkEnumeratePhysicalDevices)                                                                  \
     X(vkGetPhysicalDeviceProperties)                                                               \
+    X(vkGetPhysicalDeviceFeatures)                                                                 \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
     X(vkGetPhysicalDeviceMemoryProperties)                                                         \
     X(vkEnumerateDeviceExtensionProperties)                                                        \
     X(vkCreateDevice)                                                                              \
     X(vkGetDeviceProcAddr)
 
-#define VXR_VK_DEBUG(X) X(vkCreateDebugUtilsMessengerEXT) X(vkDestroyDebugUtilsMessengerEXT)
+/* VK_EXT_debug_utils: loaded only when the instance has it enabled. */
+#define VXR_VK_DEBUG(X)                                                                            \
+    X(vkCreateDebugUtilsMessengerEXT)                                                              \
+    X(vkDestroyDebugUtilsMessengerEXT)                                                             \
+    X(vkSetDebugUtilsObjectNameEXT)
 
 #define VXR_VK_DEVICE(X)                                                                           \
     X(vkDestroyDevice)                                                                             \
     X(vkCreateBuffer)                                                                              \
     X(vkDestroyBuffer)                                                                             \
     X(vkGetBufferMemoryRequirements)                                                               \
+    X(vkGetBufferMemoryRequirements2)                                                              \
     X(vkAllocateMemory)                                                                            \
     X(vkFreeMemory)                                                                                \
     X(vkBindBufferMemory)                                                                          \
@@ -36,6 +47,7 @@
     X(vkCreateImage)                                                                               \
     X(vkDestroyImage)                                                                              \
     X(vkGetImageMemoryRequirements)                                                                \
+    X(vkGetImageMemoryRequirements2)                                                               \
     X(vkBindImageMemory)                                                                           \
     X(vkCreateImageView)                                                                           \
     X(vkDestroyImageView)                                                                          \
@@ -59,6 +71,7 @@
     X(vkCmdCopyBuffer)                                                                             \
     X(vkCmdUpdateBuffer)                                                                           \
     X(vkCmdCopyImageToBuffer)                                                                      \
+    X(vkCmdCopyBufferToImage)                                                                      \
     X(vkCmdBlitImage)
 
 #define VXR_VK_FIELD(name) PFN_##name name;
@@ -70,6 +83,8 @@ typedef struct vxr_vk {
     VXR_VK_DEVICE(VXR_VK_FIELD)
 } vxr_vk;
 #undef VXR_VK_FIELD
+
+struct vxr_block;
 
 struct vxr_context {
     vxr_vk vk;
@@ -91,21 +106,56 @@ struct vxr_context {
     uint32_t timestamp_bits;
     uint64_t max_binding;
     VkShaderModule module;
+    VkPipelineCache pipeline_cache; /* the host's, or VK_NULL_HANDLE */
+    /* the pipelines of every scene shape seen, shared by renderers and
+     * kept until the context goes (renderer/pipeline.c) */
+    struct vxr_pipes **pipes;
+    uint32_t pipes_count, pipes_cap;
+    pthread_mutex_t pipes_lock;
+    bool pipes_ready;                    /* the lock was initialised */
     VkDescriptorSetLayout set_layout[2]; /* VXR_SET_SCENE, VXR_SET_TARGET */
     VkPipelineLayout pipeline_layout;
+    /* the desc's allocator (alloc_copy), or NULL: pAllocator of every
+     * Vulkan create, destroy, allocate and free the renderer makes */
+    const VkAllocationCallbacks *alloc;
+    VkAllocationCallbacks alloc_copy;
+    bool names; /* VK_EXT_debug_utils is enabled: vxr_name names objects */
+    /* renderer/buffer.c: the memory blocks, under mem_lock */
+    pthread_mutex_t mem_lock;
+    struct vxr_block *blocks;
+    uint32_t block_serial; /* blocks made so far, for their names */
 };
 
-/* A buffer with its own memory, mapped when host-visible. */
+/* Where a buffer or image lives: a range of a memory block, or a
+ * VkDeviceMemory of its own (renderer/buffer.c). All zero: nothing. */
+typedef struct vxr_alloc {
+    struct vxr_block *block;
+    VkDeviceMemory memory; /* the block's */
+    VkDeviceSize offset, size;
+    void *map; /* at offset, when host-visible (blocks stay mapped) */
+    VkMemoryPropertyFlags flags;
+} vxr_alloc;
+
+/* A buffer in sub-allocated memory, mapped when host-visible. */
 typedef struct vxr_buf {
     VkBuffer buffer;
-    VkDeviceMemory memory;
-    void *map;
+    vxr_alloc mem;
+    void *map; /* mem.map */
     VkDeviceSize size;
-    VkMemoryPropertyFlags flags;
+    VkMemoryPropertyFlags flags; /* of the memory type */
 } vxr_buf;
 
 /* What a dispatch traces: a frame, a frame with pick records, a ray batch. */
-typedef enum vxr_mode { VXR_MODE_FRAME, VXR_MODE_PICKS, VXR_MODE_RAYS, VXR_MODES } vxr_mode;
+/* FRAME_HOST: a frame with a host's needs (depth in and out), compiled
+ * apart so that a plain frame does not carry them. Pick records come with
+ * them too. */
+typedef enum vxr_mode {
+    VXR_MODE_FRAME,
+    VXR_MODE_FRAME_HOST,
+    VXR_MODE_PICKS,
+    VXR_MODE_RAYS,
+    VXR_MODES
+} vxr_mode;
 
 /* The octree data of a scene, in three sections (nodes, brick attribute
  * bases, attribute words), each split over chunk buffers of 2^shift
@@ -139,7 +189,6 @@ typedef struct vxr_retired {
     vxr_buf buf;
     VkBufferView view;
     VkDescriptorPool pool;
-    VkPipeline pipeline;
 } vxr_retired;
 
 /* Host-visible staging memory used as a ring: [tail, head) is in flight,
@@ -161,8 +210,8 @@ struct vxr_renderer {
     VkBufferView view[VXR_SCENE_BINDINGS];
     VkDescriptorPool pool;
     VkDescriptorSet set;
-    VkPipeline pipeline[VXR_GRID_LEVELS][VXR_MODES]; /* made on first use */
-    vxr_spec spec;                                   /* grid_level, picks, rays set per pipeline */
+    const struct vxr_pipes *pipes; /* the context's pipelines for spec */
+    vxr_spec spec;                 /* grid, picks, rays, host zero: set per pipeline */
     uint32_t bvh_nodes;
     float grid_pad[VXR_GRID_LEVELS]; /* vxr_bvh_grid_pad per grid level */
     vxr_section sec[VXR_SECTIONS];
@@ -172,6 +221,7 @@ struct vxr_renderer {
     uint32_t model_count, instance_count; /* in the tables */
     uint32_t model_cap, instance_cap;     /* records the table buffers hold */
     uint64_t scene_version;               /* of the last update */
+    struct vxr_bvh *bvh; /* the hierarchy as uploaded, which updates refit; NULL: none kept */
     vxr_ring ring;
     uint64_t serial;    /* of the last update that recorded work */
     uint64_t completed; /* the host said: updates up to this serial completed */
@@ -182,9 +232,13 @@ struct vxr_renderer {
 struct vxr_target {
     vxr_context *ctx;
     uint32_t width, height;
+    uint32_t x, y;   /* the rectangle's corner in the image */
+    bool host_image; /* the host's image and view: not destroyed */
     VkImage image;
-    VkDeviceMemory image_memory;
+    vxr_alloc image_memory;
     VkImageView view;
+    vxr_buf depth; /* a float per pixel; a 16-byte stand-in without depth */
+    bool has_depth;
     vxr_buf picks;     /* a 32-byte stand-in without picks */
     vxr_buf readback;  /* zero without readback */
     vxr_buf rays;      /* a ray batch's input; zero for a frame target */
@@ -214,8 +268,25 @@ vxr_result vxr_buf_create(vxr_context *c, VkDeviceSize size, VkBufferUsageFlags 
                           VkMemoryPropertyFlags want, VkMemoryPropertyFlags need, vxr_buf *dest,
                           vxr_error *err);
 void vxr_buf_destroy(vxr_context *c, vxr_buf *b);
+/* Allocates memory for an image (in blocks of images only, or its own
+ * memory when large or when the driver prefers that), with all `need`
+ * flags, preferring all `want` flags, and binds it. dest is zero on
+ * failure; free it with vxr_memory_free after destroying the image (or
+ * before: either order is valid). */
+vxr_result vxr_image_memory(vxr_context *c, VkImage image, VkMemoryPropertyFlags want,
+                            VkMemoryPropertyFlags need, vxr_alloc *dest, vxr_error *err);
+/* Returns a range to its block (a block left empty is freed); a zero
+ * alloc is a no-op. Zeroes a. */
+void vxr_memory_free(vxr_context *c, vxr_alloc *a);
+/* Frees the blocks left at context destruction. */
+void vxr_memory_release(vxr_context *c);
 /* Finds a memory type among type_bits with all flags; -1 when none. */
 int vxr_memory_type(const vxr_context *c, uint32_t type_bits, VkMemoryPropertyFlags flags);
+/* Names a Vulkan object ("vxr nodes chunk 0") when VK_EXT_debug_utils is
+ * enabled (validation messages and debuggers show it); else nothing.
+ * handle: the object cast to uint64_t. */
+void vxr_name(vxr_context *c, VkObjectType type, uint64_t handle, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* A ray batch is a 1x1 target (set 1 needs an image) whose pick records
  * and rays are sized for its capacity. */
@@ -223,10 +294,20 @@ struct vxr_rays {
     vxr_target *t;
 };
 
-/* The pipeline for a grid level and mode, created on first use; err says
- * why when that fails. */
-vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
-                                 VkPipeline *dest, vxr_error *err);
+/* Every pipeline a renderer can use (voxels and grids, each mode) for its
+ * spec: the context's when it has them, else created now (once per spec,
+ * in one vkCreateComputePipelines call, through the host's cache). Called
+ * at creation and when an update changes the chunk counts; rendering only
+ * looks them up (vxr_renderer_pipeline). */
+vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err);
+typedef struct vxr_pipes {
+    vxr_spec spec;                     /* grid, picks, rays, host zero */
+    VkPipeline pipeline[2][VXR_MODES]; /* [grid > 1][mode] */
+} vxr_pipes;
+static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
+                                               vxr_mode mode) {
+    return r->pipes->pipeline[grid_level > 0][mode];
+}
 /* The descriptor set layouts, pipeline layout and shader module every
  * renderer of a context shares (renderer/pipeline.c); destroyed with the
  * context by vxr_pipelines_destroy. */
@@ -237,8 +318,6 @@ void vxr_pipelines_destroy(vxr_context *c);
 vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSize *sizes,
                           uint32_t n, VkDescriptorPool *pool, VkDescriptorSet *dest,
                           vxr_error *err);
-/* Destroys the pipelines a renderer made. */
-void vxr_renderer_pipelines_destroy(vxr_renderer *r);
 
 /* renderer/upload.c: the texel format of a binding of set 0; a new
  * descriptor set over r->buf (views made for the buffers that have none). */
@@ -264,6 +343,9 @@ uint32_t vxr_section_chunks(const vxr_section *sec);
  * count and the grid pads. */
 struct vxr_bvh;
 void vxr_renderer_take_hierarchy(vxr_renderer *r, const struct vxr_bvh *bvh);
+/* renderer/update.c: keeps bvh (uploaded whole by the caller) as the
+ * hierarchy that updates refit; takes its arrays (bvh is zeroed). */
+void vxr_renderer_keep_hierarchy(vxr_renderer *r, struct vxr_bvh *bvh);
 /* Frees the renderer's update state (ranges, ring, retired objects). */
 void vxr_renderer_update_free(vxr_renderer *r);
 

@@ -1,7 +1,9 @@
 /* shaders/trace.comp's pipelines: the layouts every renderer of a context
- * shares, the embedded SPIR-V, and one pipeline per grid level and mode,
- * specialised for a renderer's scene (vxr_layout.h has the interface). */
+ * shares, the embedded SPIR-V, and the pipelines of each scene shape
+ * (voxels or grids, by mode), specialised for a renderer's scene
+ * (vxr_layout.h has the interface) and shared by the context's renderers. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -12,6 +14,8 @@ const size_t vxr_trace_spv_size = sizeof vxr_trace_spv;
 
 vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     vxr_result res = VXR_OK;
+    pthread_mutex_init(&c->pipes_lock, NULL);
+    c->pipes_ready = true;
     VkDescriptorSetLayoutBinding b[VXR_SCENE_BINDINGS];
     for (uint32_t i = 0; i < VXR_SCENE_BINDINGS; i++)
         b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1,
@@ -22,25 +26,26 @@ vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
                                           .pBindings = b};
     VXR_VK_TRY(
         c, err,
-        c->vk.vkCreateDescriptorSetLayout(c->device, &li, NULL, &c->set_layout[VXR_SET_SCENE]));
+        c->vk.vkCreateDescriptorSetLayout(c->device, &li, c->alloc, &c->set_layout[VXR_SET_SCENE]));
     b[VXR_BIND_IMAGE].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     b[VXR_BIND_PICKS].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_RAYS].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_DEPTH].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     li.bindingCount = VXR_TARGET_BINDINGS;
-    VXR_VK_TRY(
-        c, err,
-        c->vk.vkCreateDescriptorSetLayout(c->device, &li, NULL, &c->set_layout[VXR_SET_TARGET]));
+    VXR_VK_TRY(c, err,
+               c->vk.vkCreateDescriptorSetLayout(c->device, &li, c->alloc,
+                                                 &c->set_layout[VXR_SET_TARGET]));
     VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(vxr_push)};
     VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .setLayoutCount = 2,
                                      .pSetLayouts = c->set_layout,
                                      .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &pr};
-    VXR_VK_TRY(c, err, c->vk.vkCreatePipelineLayout(c->device, &pi, NULL, &c->pipeline_layout));
+    VXR_VK_TRY(c, err, c->vk.vkCreatePipelineLayout(c->device, &pi, c->alloc, &c->pipeline_layout));
     VkShaderModuleCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = vxr_trace_spv_size,
                                    .pCode = vxr_trace_spv};
-    VXR_VK_TRY(c, err, c->vk.vkCreateShaderModule(c->device, &si, NULL, &c->module));
+    VXR_VK_TRY(c, err, c->vk.vkCreateShaderModule(c->device, &si, c->alloc, &c->module));
 fail:
     return res;
 }
@@ -53,7 +58,7 @@ vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSi
                                      .maxSets = 1,
                                      .poolSizeCount = n,
                                      .pPoolSizes = sizes};
-    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, NULL, pool));
+    VXR_VK_TRY(c, err, c->vk.vkCreateDescriptorPool(c->device, &pi, c->alloc, pool));
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                       .descriptorPool = *pool,
                                       .descriptorSetCount = 1,
@@ -64,46 +69,90 @@ fail:
 }
 
 void vxr_pipelines_destroy(vxr_context *c) {
-    if (c->module) c->vk.vkDestroyShaderModule(c->device, c->module, NULL);
-    if (c->pipeline_layout) c->vk.vkDestroyPipelineLayout(c->device, c->pipeline_layout, NULL);
-    for (int i = 0; i < 2; i++)
-        if (c->set_layout[i]) c->vk.vkDestroyDescriptorSetLayout(c->device, c->set_layout[i], NULL);
-}
-
-vxr_result vxr_renderer_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
-                                 VkPipeline *dest, vxr_error *err) {
-    vxr_context *c = r->ctx;
-    VkPipeline *p = &r->pipeline[grid_level][mode];
-    if (!*p) {
-        vxr_spec spec = r->spec;
-        spec.grid_level = grid_level;
-        spec.picks = mode != VXR_MODE_FRAME;
-        spec.rays = mode == VXR_MODE_RAYS;
-        VkSpecializationMapEntry map[VXR_SPEC_COUNT];
-        for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++)
-            map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
-        VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof spec, &spec};
-        VkComputePipelineCreateInfo pi = {
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                      .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                      .module = c->module,
-                      .pName = "main",
-                      .pSpecializationInfo = &si},
-            .layout = c->pipeline_layout};
-        vxr_result res = vxr_vk_check(
-            c, err, c->vk.vkCreateComputePipelines(c->device, VK_NULL_HANDLE, 1, &pi, NULL, p),
-            "vkCreateComputePipelines");
-        if (res != VXR_OK) return res;
+    for (uint32_t i = 0; i < c->pipes_count; i++) {
+        for (uint32_t g = 0; g < 2; g++)
+            for (uint32_t m = 0; m < VXR_MODES; m++)
+                if (c->pipes[i]->pipeline[g][m])
+                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->pipeline[g][m], c->alloc);
+        free(c->pipes[i]);
     }
-    *dest = *p;
-    return VXR_OK;
+    free(c->pipes);
+    c->pipes = NULL;
+    c->pipes_count = c->pipes_cap = 0;
+    if (c->pipes_ready) pthread_mutex_destroy(&c->pipes_lock);
+    c->pipes_ready = false;
+    if (c->module) c->vk.vkDestroyShaderModule(c->device, c->module, c->alloc);
+    if (c->pipeline_layout) c->vk.vkDestroyPipelineLayout(c->device, c->pipeline_layout, c->alloc);
+    for (int i = 0; i < 2; i++)
+        if (c->set_layout[i])
+            c->vk.vkDestroyDescriptorSetLayout(c->device, c->set_layout[i], c->alloc);
 }
 
-void vxr_renderer_pipelines_destroy(vxr_renderer *r) {
+/* The pipelines of a spec (2 x VXR_MODES), in one call (drivers may compile them in
+ * parallel, and the host's cache sees them all). */
+static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *p, vxr_error *err) {
+    vxr_spec spec[2][VXR_MODES];
+    VkSpecializationMapEntry map[VXR_SPEC_COUNT];
+    for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+    VkSpecializationInfo si[2][VXR_MODES];
+    VkComputePipelineCreateInfo pi[2][VXR_MODES];
+    for (uint32_t g = 0; g < 2; g++)
+        for (uint32_t m = 0; m < VXR_MODES; m++) {
+            spec[g][m] = *base;
+            spec[g][m].grid = g;
+            spec[g][m].picks = m == VXR_MODE_PICKS || m == VXR_MODE_RAYS;
+            spec[g][m].rays = m == VXR_MODE_RAYS;
+            spec[g][m].host = m == VXR_MODE_FRAME_HOST || m == VXR_MODE_PICKS;
+            si[g][m] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[g][m], &spec[g][m]};
+            pi[g][m] = (VkComputePipelineCreateInfo){
+                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                          .module = c->module,
+                          .pName = "main",
+                          .pSpecializationInfo = &si[g][m]},
+                .layout = c->pipeline_layout};
+        }
+    return vxr_vk_check(c, err,
+                        c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 2 * VXR_MODES,
+                                                       &pi[0][0], c->alloc, &p->pipeline[0][0]),
+                        "vkCreateComputePipelines");
+}
+
+vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
-    for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
-        for (uint32_t mode = 0; mode < VXR_MODES; mode++)
-            if (r->pipeline[level][mode])
-                c->vk.vkDestroyPipeline(c->device, r->pipeline[level][mode], NULL);
+    vxr_spec key = r->spec;
+    key.grid = key.picks = key.rays = key.host = 0;
+    vxr_result res = VXR_OK;
+    pthread_mutex_lock(&c->pipes_lock);
+    for (uint32_t i = 0; i < c->pipes_count; i++)
+        if (!memcmp(&c->pipes[i]->spec, &key, sizeof key)) {
+            r->pipes = c->pipes[i];
+            goto done;
+        }
+    if (c->pipes_count == c->pipes_cap) {
+        uint32_t cap = c->pipes_cap ? 2 * c->pipes_cap : 4;
+        vxr_pipes **grown = realloc(c->pipes, cap * sizeof *grown);
+        if (!grown) {
+            res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory for pipelines");
+            goto done;
+        }
+        c->pipes = grown;
+        c->pipes_cap = cap;
+    }
+    vxr_pipes *p = calloc(1, sizeof *p);
+    if (!p) {
+        res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory for pipelines");
+        goto done;
+    }
+    p->spec = key;
+    if ((res = pipes_create(c, &key, p, err)) != VXR_OK) {
+        free(p); /* a failed call leaves every handle VK_NULL_HANDLE */
+        goto done;
+    }
+    c->pipes[c->pipes_count++] = p;
+    r->pipes = p;
+done:
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
 }

@@ -15,25 +15,22 @@ static vxr_result create_image(vxr_target *t, vxr_error *err) {
                             .arrayLayers = 1,
                             .samples = VK_SAMPLE_COUNT_1_BIT,
                             .tiling = VK_IMAGE_TILING_OPTIMAL,
-                            .usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                            .usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
                             .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
-    VXR_VK_TRY(c, err, c->vk.vkCreateImage(c->device, &ii, NULL, &t->image));
-    VkMemoryRequirements req;
-    c->vk.vkGetImageMemoryRequirements(c->device, t->image, &req);
-    int type = vxr_memory_type(c, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0) type = vxr_memory_type(c, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                               .allocationSize = req.size,
-                               .memoryTypeIndex = (uint32_t)type};
-    VXR_VK_TRY(c, err, c->vk.vkAllocateMemory(c->device, &ai, NULL, &t->image_memory));
-    VXR_VK_TRY(c, err, c->vk.vkBindImageMemory(c->device, t->image, t->image_memory, 0));
+    VXR_VK_TRY(c, err, c->vk.vkCreateImage(c->device, &ii, c->alloc, &t->image));
+    vxr_name(c, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "vxr target image %ux%u", t->width,
+             t->height);
+    res = vxr_image_memory(c, t->image, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->image_memory,
+                           err);
+    if (res != VXR_OK) goto fail;
     VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
                                 .image = t->image,
                                 .viewType = VK_IMAGE_VIEW_TYPE_2D,
                                 .format = VK_FORMAT_R8G8B8A8_UNORM,
                                 .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-    VXR_VK_TRY(c, err, c->vk.vkCreateImageView(c->device, &vi, NULL, &t->view));
+    VXR_VK_TRY(c, err, c->vk.vkCreateImageView(c->device, &vi, c->alloc, &t->view));
 fail:
     return res;
 }
@@ -41,14 +38,15 @@ fail:
 static vxr_result create_set(vxr_target *t, vxr_error *err) {
     vxr_context *c = t->ctx;
     VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
-                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}};
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}};
     vxr_result res = vxr_set_create(c, VXR_SET_TARGET, ps, 2, &t->pool, &t->set, err);
     if (res != VXR_OK) return res;
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
     /* a frame's shader never reads rays: its picks stand in */
-    VkDescriptorBufferInfo bi[2] = {
+    VkDescriptorBufferInfo bi[3] = {
         {t->picks.buffer, 0, VK_WHOLE_SIZE},
-        {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE}};
+        {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE},
+        {t->depth.buffer, 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet w[VXR_TARGET_BINDINGS] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
          .dstSet = t->set,
@@ -67,16 +65,27 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
          .dstBinding = VXR_BIND_RAYS,
          .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[1]}};
+         .pBufferInfo = &bi[1]},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+         .dstSet = t->set,
+         .dstBinding = VXR_BIND_DEPTH,
+         .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         .pBufferInfo = &bi[2]}};
     c->vk.vkUpdateDescriptorSets(c->device, VXR_TARGET_BINDINGS, w, 0, NULL);
     return VXR_OK;
 }
 
 /* A target of w x h pixels with `records` pick records (0: none) and, for
- * a ray batch, room for `rays` rays. */
+ * a ray batch, room for `rays` rays; d (may be NULL) says the rest. */
 static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t records,
-                              uint32_t rays, bool readback, vxr_target **dest, vxr_error *err) {
+                              uint32_t rays, const vxr_target_desc *d, vxr_target **dest,
+                              vxr_error *err) {
     *dest = NULL;
+    bool readback = d && d->readback, depth = d && d->depth;
+    if (depth && (uint64_t)w * h * 4 > c->props.limits.maxStorageBufferRange)
+        return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
+                            "%ux%u depth values exceed one storage binding", w, h);
     if (records * sizeof(vxr_gpu_pick) > c->props.limits.maxStorageBufferRange)
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT, "%llu pick records exceed one storage binding",
                             (unsigned long long)records);
@@ -87,9 +96,28 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
     t->height = h;
     t->has_picks = records > 0;
     t->capacity = rays;
+    t->has_depth = depth;
+    if (d) {
+        t->x = d->x;
+        t->y = d->y;
+    }
     const VkMemoryPropertyFlags host =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    vxr_result res = create_image(t, err);
+    vxr_result res = VXR_OK;
+    if (d && d->image) {
+        t->host_image = true;
+        t->image = d->image;
+        t->view = d->view;
+    } else {
+        res = create_image(t, err);
+    }
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, depth ? (VkDeviceSize)w * h * 4 : 16,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             readback ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                             readback && depth ? host : 0, &t->depth, err);
     if (res == VXR_OK)
         res = vxr_buf_create(c, (records ? records : 1) * sizeof(vxr_gpu_pick),
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
@@ -116,8 +144,24 @@ vxr_result vxr_target_create(vxr_context *c, const vxr_target_desc *d, vxr_targe
         d->height > VXR_MAX_TARGET_SIZE)
         return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "target size must be 1..%u per side",
                             VXR_MAX_TARGET_SIZE);
+    if (d->image) {
+        if (!d->view || d->format == VK_FORMAT_UNDEFINED)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "target: a host image needs its view and format");
+        if (d->readback)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "target: readback is for vxr's own image, not the host's");
+        if ((uint64_t)d->x + d->width > VXR_MAX_TARGET_SIZE ||
+            (uint64_t)d->y + d->height > VXR_MAX_TARGET_SIZE)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "target: the rectangle (%u, %u) + %ux%u ends beyond %u", d->x, d->y,
+                                d->width, d->height, VXR_MAX_TARGET_SIZE);
+    } else if (d->x || d->y) {
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "target: a rectangle corner needs a host image");
+    }
     uint64_t pixels = (uint64_t)d->width * d->height;
-    return make_target(c, d->width, d->height, d->picks ? pixels : 0, 0, d->readback, dest, err);
+    return make_target(c, d->width, d->height, d->picks ? pixels : 0, 0, d, dest, err);
 }
 
 vxr_result vxr_rays_create(vxr_context *c, uint32_t capacity, vxr_rays **dest, vxr_error *err) {
@@ -127,7 +171,7 @@ vxr_result vxr_rays_create(vxr_context *c, uint32_t capacity, vxr_rays **dest, v
                             VXR_MAX_RAYS);
     vxr_rays *q = calloc(1, sizeof *q);
     if (!q) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
-    vxr_result res = make_target(c, 1, 1, capacity, capacity, false, &q->t, err);
+    vxr_result res = make_target(c, 1, 1, capacity, capacity, NULL, &q->t, err);
     if (res == VXR_OK)
         *dest = q;
     else
@@ -152,10 +196,11 @@ const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q) {
 void vxr_target_destroy(vxr_target *t) {
     if (!t) return;
     vxr_context *c = t->ctx;
-    if (t->pool) c->vk.vkDestroyDescriptorPool(c->device, t->pool, NULL);
-    if (t->view) c->vk.vkDestroyImageView(c->device, t->view, NULL);
-    if (t->image) c->vk.vkDestroyImage(c->device, t->image, NULL);
-    if (t->image_memory) c->vk.vkFreeMemory(c->device, t->image_memory, NULL);
+    if (t->pool) c->vk.vkDestroyDescriptorPool(c->device, t->pool, c->alloc);
+    if (t->view && !t->host_image) c->vk.vkDestroyImageView(c->device, t->view, c->alloc);
+    if (t->image && !t->host_image) c->vk.vkDestroyImage(c->device, t->image, c->alloc);
+    vxr_buf_destroy(c, &t->depth);
+    vxr_memory_free(c, &t->image_memory);
     vxr_buf_destroy(c, &t->picks);
     vxr_buf_destroy(c, &t->readback);
     vxr_buf_destroy(c, &t->rays);
@@ -164,6 +209,14 @@ void vxr_target_destroy(vxr_target *t) {
 
 VkImage vxr_target_image(const vxr_target *t) {
     return t->image;
+}
+
+VkImageView vxr_target_view(const vxr_target *t) {
+    return t->view;
+}
+
+const float *vxr_target_depth(const vxr_target *t) {
+    return t->has_depth && t->readback.buffer ? t->depth.map : NULL;
 }
 
 const uint32_t *vxr_target_colors(const vxr_target *t) {

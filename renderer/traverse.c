@@ -14,18 +14,20 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode 
     p->height = t->height;
     uint32_t level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
     p->grid_pad = r->grid_pad[level];
+    p->grid_level = level;
     p->bvh_nodes = r->bvh_nodes;
     p->loop_probe = VXR_LOOP_PROBE;
-    return vxr_renderer_pipeline(r, level, mode, pipeline, err);
+    *pipeline = vxr_renderer_pipeline(r, level, mode);
+    return VXR_OK;
 }
 
-/* A layout change of a colour image (and, when mb is not NULL, a memory
+/* A layout change of an image (and, when mb is not NULL, a memory
  * barrier), from work at src_stage with src access to work at dst_stage
  * with dst access. */
 static void image_barrier(vxr_context *c, VkCommandBuffer cmd, VkImage image,
-                          VkPipelineStageFlags src_stage, VkAccessFlags src,
-                          VkPipelineStageFlags dst_stage, VkAccessFlags dst, VkImageLayout from,
-                          VkImageLayout to, const VkMemoryBarrier *mb) {
+                          VkImageAspectFlags aspect, VkPipelineStageFlags src_stage,
+                          VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst,
+                          VkImageLayout from, VkImageLayout to, const VkMemoryBarrier *mb) {
     VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
                                .srcAccessMask = src,
                                .dstAccessMask = dst,
@@ -34,23 +36,32 @@ static void image_barrier(vxr_context *c, VkCommandBuffer cmd, VkImage image,
                                .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                .image = image,
-                               .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+                               .subresourceRange = {aspect, 0, 1, 0, 1}};
     c->vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, mb ? 1 : 0, mb, 0, NULL, 1, &ib);
 }
 
-/* Binds and dispatches over w x h invocations, the image made writable
- * first (its old contents dropped; earlier reads of it finish first). */
+static void memory_barrier(vxr_context *c, VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
+                           VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src, .dstAccessMask = dst};
+    c->vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static const VkPipelineStageFlags COMPUTE = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+static const VkPipelineStageFlags TRANSFER = VK_PIPELINE_STAGE_TRANSFER_BIT;
+static const VkPipelineStageFlags ALL = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+static const VkAccessFlags HOST_WRITES = VK_ACCESS_MEMORY_WRITE_BIT;
+static const VkAccessFlags HOST_USES = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+
+/* Binds and dispatches over w x h invocations. Earlier writes of the
+ * target's buffers (pick records, depth: by shaders or copies) land before
+ * this dispatch reads or writes them; earlier reads finish first. */
 static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
                      uint32_t w, uint32_t h, VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
-    /* and the pick records: earlier shader writes land before these */
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT};
-    image_barrier(c, cmd, t->image,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
-                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                  VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, &mb);
+    memory_barrier(c, cmd, COMPUTE | TRANSFER,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, COMPUTE,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     c->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     VkDescriptorSet sets[2];
     sets[VXR_SET_SCENE] = r->set;
@@ -64,69 +75,188 @@ static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeli
 
 /* Makes the pick records' shader writes visible to host reads. */
 static void picks_to_host(vxr_context *c, VkCommandBuffer cmd) {
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_HOST_READ_BIT);
 }
 
-vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
-                               VkCommandBuffer cmd, vxr_error *err) {
+/* vxr's own image made writable by the shader, its old contents dropped:
+ * after earlier shader writes of it and transfers (and sampling) from it. */
+static void own_image_writable(vxr_context *c, vxr_target *t, VkCommandBuffer cmd) {
+    image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT,
+                  TRANSFER | COMPUTE | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, NULL);
+}
+
+static bool depth_format(VkFormat f, VkImageAspectFlags *aspect) {
+    *aspect = f == VK_FORMAT_R32_SFLOAT ? VK_IMAGE_ASPECT_COLOR_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
+    return f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_D32_SFLOAT ||
+           f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+/* The target's rectangle of a host depth image, as a copy region of the
+ * target's depth buffer. */
+static VkBufferImageCopy depth_region(const vxr_target *t, VkImageAspectFlags aspect) {
+    return (VkBufferImageCopy){.bufferRowLength = t->width,
+                               .imageSubresource = {aspect, 0, 0, 1},
+                               .imageOffset = {(int32_t)t->x, (int32_t)t->y, 0},
+                               .imageExtent = {t->width, t->height, 1}};
+}
+
+static vxr_result check_frame(vxr_renderer *r, vxr_target *t, const vxr_frame *f, vxr_error *err) {
     vxr_context *c = r->ctx;
+    const vxr_camera *cam = f->camera;
+    if (!cam) return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "render: the frame has no camera");
     if (cam->width != t->width || cam->height != t->height)
         return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
-                            "the camera is %ux%u, the target %ux%u: they must be equal", cam->width,
-                            cam->height, t->width, t->height);
-    if (!(cam->tan_half_fov > 0.0f))
+                            "render: the camera is %ux%u, the target %ux%u: they must be equal",
+                            cam->width, cam->height, t->width, t->height);
+    bool ready = cam->projection == VXR_PROJECTION_PINHOLE
+                     ? cam->tan_half_fov > 0.0f
+                     : (cam->projection == VXR_PROJECTION_PERSPECTIVE ||
+                        cam->projection == VXR_PROJECTION_ORTHOGRAPHIC) &&
+                           (cam->depth_w[0] != 0.0f || cam->depth_w[1] != 0.0f ||
+                            cam->depth_w[2] != 0.0f || cam->depth_w[3] != 0.0f);
+    if (!ready)
         return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
-                            "the camera has no field of view: call vxr_camera_setup first");
+                            "render: the camera is not set up: call vxr_camera_setup or "
+                            "vxr_camera_from_matrices first");
+    const vxr_host_image *hi[2] = {&f->depth_in, &f->depth_out};
+    const char *name[2] = {"depth_in", "depth_out"};
+    for (int k = 0; k < 2; k++) {
+        if (!hi[k]->image) continue;
+        VkImageAspectFlags aspect;
+        if (!t->has_depth)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "render: %s needs a target created with depth", name[k]);
+        if (!depth_format(hi[k]->format, &aspect))
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "render: %s's format %d is not D32_SFLOAT, D32_SFLOAT_S8_UINT or "
+                                "R32_SFLOAT",
+                                name[k], (int)hi[k]->format);
+    }
+    return VXR_OK;
+}
+
+vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
+                                     VkCommandBuffer cmd, vxr_error *err) {
+    vxr_context *c = r->ctx;
+    if (!f) return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "render: no frame");
+    vxr_result res = check_frame(r, t, f, err);
+    if (res != VXR_OK) return res;
+    const vxr_camera *cam = f->camera;
     vxr_push p;
-    VkPipeline pipeline;
-    vxr_result res =
-        begin(r, t, grid, t->has_picks ? VXR_MODE_PICKS : VXR_MODE_FRAME, &p, &pipeline, err);
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    vxr_mode mode = t->has_picks   ? VXR_MODE_PICKS
+                    : t->has_depth ? VXR_MODE_FRAME_HOST
+                                   : VXR_MODE_FRAME;
+    res = begin(r, t, f->grid, mode, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);
     memcpy(p.right, cam->right, sizeof p.right);
     memcpy(p.up, cam->up, sizeof p.up);
+    memcpy(p.depth_z, cam->depth_z, sizeof p.depth_z);
+    memcpy(p.depth_w, cam->depth_w, sizeof p.depth_w);
     p.tan_half_fov = cam->tan_half_fov;
     p.aspect = cam->aspect;
+    p.flags = (uint32_t)cam->projection | (cam->reverse_z ? VXR_FRAME_REVERSE_Z : 0u) |
+              (t->has_depth ? VXR_FRAME_DEPTH_OUT : 0u) |
+              (f->depth_in.image ? VXR_FRAME_DEPTH_IN : 0u);
+    p.offset = t->x | t->y << 16;
+
+    /* the host's depth into the target's: after earlier uses of both */
+    VkImageAspectFlags aspect;
+    const VkImageLayout src_opt = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    if (f->depth_in.image) {
+        depth_format(f->depth_in.format, &aspect);
+        memory_barrier(c, cmd, COMPUTE | TRANSFER,
+                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, TRANSFER,
+                       VK_ACCESS_TRANSFER_WRITE_BIT);
+        image_barrier(c, cmd, f->depth_in.image, aspect, ALL, HOST_WRITES, TRANSFER,
+                      VK_ACCESS_TRANSFER_READ_BIT, f->depth_in.before, src_opt, NULL);
+        VkBufferImageCopy region = depth_region(t, aspect);
+        c->vk.vkCmdCopyImageToBuffer(cmd, f->depth_in.image, src_opt, t->depth.buffer, 1, &region);
+        if (f->depth_in.image != f->depth_out.image)
+            image_barrier(c, cmd, f->depth_in.image, aspect, TRANSFER, 0, ALL, HOST_USES, src_opt,
+                          f->depth_in.after, NULL);
+    }
+    /* the colour image made writable: its old contents dropped (own image)
+     * or kept (the host's, from the layout it states) */
+    if (t->host_image) {
+        VkImageLayout before = f->color_before;
+        image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, ALL, HOST_WRITES, COMPUTE,
+                      VK_ACCESS_SHADER_WRITE_BIT, before, VK_IMAGE_LAYOUT_GENERAL, NULL);
+    } else {
+        own_image_writable(c, t, cmd);
+    }
     dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
 
-    const VkImageLayout copied = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    image_barrier(c, cmd, t->image, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                  VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL,
-                  t->readback.buffer ? copied : VK_IMAGE_LAYOUT_GENERAL, NULL);
-    if (t->readback.buffer) {
-        VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                                    .imageExtent = {t->width, t->height, 1}};
-        c->vk.vkCmdCopyImageToBuffer(cmd, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                     t->readback.buffer, 1, &region);
-        /* back to GENERAL, still readable by later transfers */
-        image_barrier(c, cmd, t->image, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, copied,
-                      VK_IMAGE_LAYOUT_GENERAL, NULL);
-        VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                              .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-        c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                                   0, 1, &mb, 0, NULL, 0, NULL);
+    if (t->host_image) {
+        image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, COMPUTE,
+                      VK_ACCESS_SHADER_WRITE_BIT, ALL, HOST_USES, VK_IMAGE_LAYOUT_GENERAL,
+                      f->color_after, NULL);
+    } else {
+        const VkImageLayout copied = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        image_barrier(
+            c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT,
+            TRANSFER | COMPUTE | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL,
+            t->readback.buffer ? copied : VK_IMAGE_LAYOUT_GENERAL, NULL);
+        if (t->readback.buffer) {
+            VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                        .imageExtent = {t->width, t->height, 1}};
+            c->vk.vkCmdCopyImageToBuffer(cmd, t->image, copied, t->readback.buffer, 1, &region);
+            /* back to GENERAL, still readable by later transfers and shaders */
+            image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, TRANSFER, 0,
+                          TRANSFER | COMPUTE | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, copied,
+                          VK_IMAGE_LAYOUT_GENERAL, NULL);
+            memory_barrier(c, cmd, TRANSFER | COMPUTE,
+                           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+        }
+    }
+    if (f->depth_out.image) {
+        depth_format(f->depth_out.format, &aspect);
+        const VkImageLayout dst_opt = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        bool same = f->depth_out.image == f->depth_in.image;
+        memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT, TRANSFER,
+                       VK_ACCESS_TRANSFER_READ_BIT);
+        image_barrier(c, cmd, f->depth_out.image, aspect, same ? TRANSFER : ALL,
+                      same ? 0 : HOST_WRITES, TRANSFER, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      same ? src_opt : f->depth_out.before, dst_opt, NULL);
+        VkBufferImageCopy region = depth_region(t, aspect);
+        c->vk.vkCmdCopyBufferToImage(cmd, t->depth.buffer, f->depth_out.image, dst_opt, 1, &region);
+        image_barrier(c, cmd, f->depth_out.image, aspect, TRANSFER, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      ALL, HOST_USES, dst_opt, f->depth_out.after, NULL);
     }
     if (t->has_picks) picks_to_host(c, cmd);
     return VXR_OK;
+}
+
+vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam, uint32_t grid,
+                               VkCommandBuffer cmd, vxr_error *err) {
+    vxr_frame f = {.camera = cam,
+                   .grid = grid,
+                   .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                   .color_after = VK_IMAGE_LAYOUT_GENERAL};
+    return vxr_renderer_render_frame(r, t, &f, cmd, err);
 }
 
 void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCommandBuffer cmd) {
     vxr_context *c = t->ctx;
     const VkPipelineStageFlags transfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
     const VkImageLayout from = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    image_barrier(c, cmd, dst, transfer, 0, transfer, VK_ACCESS_TRANSFER_WRITE_BIT, dst_layout,
+    /* after earlier transfer writes of dst (an earlier blit) */
+    image_barrier(c, cmd, dst, VK_IMAGE_ASPECT_COLOR_BIT, transfer, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  transfer, VK_ACCESS_TRANSFER_WRITE_BIT, dst_layout,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, NULL);
-    /* the render made its writes available to transfers; GENERAL again after */
-    image_barrier(c, cmd, t->image, transfer, 0, transfer, VK_ACCESS_TRANSFER_READ_BIT,
-                  VK_IMAGE_LAYOUT_GENERAL, from, NULL);
+    /* after the render's shader writes (the layout change is a write too);
+     * GENERAL again after */
+    image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT,
+                  transfer | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                  transfer, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL, from, NULL);
     int32_t w = (int32_t)t->width, h = (int32_t)t->height;
     VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                         .srcOffsets = {{0, 0, 0}, {w, h, 1}},
@@ -134,8 +264,8 @@ void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCom
                         .dstOffsets = {{0, 0, 0}, {w, h, 1}}};
     c->vk.vkCmdBlitImage(cmd, t->image, from, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
                          VK_FILTER_NEAREST);
-    image_barrier(c, cmd, t->image, transfer, 0, transfer, VK_ACCESS_TRANSFER_READ_BIT, from,
-                  VK_IMAGE_LAYOUT_GENERAL, NULL);
+    image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, transfer, 0, transfer,
+                  VK_ACCESS_TRANSFER_READ_BIT, from, VK_IMAGE_LAYOUT_GENERAL, NULL);
 }
 
 /* Rays go in rows of this many invocations (a multiple of the workgroup
@@ -150,12 +280,13 @@ vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, 
                             "%u rays: a pick takes 1 to the batch's capacity of %u", count,
                             t->capacity);
     vxr_push p;
-    VkPipeline pipeline;
+    VkPipeline pipeline = VK_NULL_HANDLE;
     vxr_result res = begin(r, t, grid, VXR_MODE_RAYS, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     p.width = count < RAY_ROW ? count : RAY_ROW;
     p.height = (count + RAY_ROW - 1) / RAY_ROW;
     p.ray_count = count;
+    own_image_writable(r->ctx, t, cmd); /* bound, never written: a batch's image stays empty */
     dispatch(r, t, &p, pipeline, p.width, p.height, cmd);
     picks_to_host(r->ctx, cmd);
     return VXR_OK;

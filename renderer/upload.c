@@ -116,7 +116,7 @@ vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {
                                      .buffer = r->buf[b].buffer,
                                      .format = vxr_binding_format(b),
                                      .range = VK_WHOLE_SIZE};
-        VXR_VK_TRY(c, err, c->vk.vkCreateBufferView(c->device, &vi, NULL, &r->view[b]));
+        VXR_VK_TRY(c, err, c->vk.vkCreateBufferView(c->device, &vi, c->alloc, &r->view[b]));
     }
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
         /* an unused chunk binding shows its section's first chunk */
@@ -133,7 +133,7 @@ vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {
     r->set = set;
     return VXR_OK;
 fail:
-    if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, NULL);
+    if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, c->alloc);
     return res;
 }
 
@@ -299,13 +299,12 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
                                    NULL);
     }
-    /* the voxel pipeline now, so that a shader the device rejects shows here */
-    VkPipeline pipeline;
+    /* every pipeline now: rendering never compiles */
     if ((res = vxr_renderer_bind(r, err)) != VXR_OK ||
-        (res = vxr_renderer_pipeline(r, 0, VXR_MODE_FRAME, &pipeline, err)) != VXR_OK)
+        (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK)
         goto fail;
     for (int k = 0; k < VXR_SECTIONS; k++) free(host[k]);
-    vxr_bvh_free(&bvh);
+    vxr_renderer_keep_hierarchy(r, &bvh); /* updates refit it */
     *dest = r;
     return VXR_OK;
 fail:
@@ -359,7 +358,7 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
     c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    vxr_bvh_free(&bvh);
+    vxr_renderer_keep_hierarchy(r, &bvh); /* vxr_renderer_update refits it */
     return VXR_OK;
 }
 
@@ -371,10 +370,9 @@ void vxr_renderer_destroy(vxr_renderer *r) {
     if (!r) return;
     vxr_context *c = r->ctx;
     vxr_renderer_update_free(r);
-    vxr_renderer_pipelines_destroy(r);
-    if (r->pool) c->vk.vkDestroyDescriptorPool(c->device, r->pool, NULL);
+    if (r->pool) c->vk.vkDestroyDescriptorPool(c->device, r->pool, c->alloc);
     for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
-        if (r->view[b]) c->vk.vkDestroyBufferView(c->device, r->view[b], NULL);
+        if (r->view[b]) c->vk.vkDestroyBufferView(c->device, r->view[b], c->alloc);
         vxr_buf_destroy(c, &r->buf[b]);
         vxr_buf_destroy(c, &r->staging[b]);
     }

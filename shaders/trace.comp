@@ -29,14 +29,17 @@ layout(constant_id = VXR_SPEC_ATTR_SHIFT) const uint ATTR_SHIFT = 25u;
 layout(constant_id = VXR_SPEC_ATTR_SIZE) const uint ATTR_SIZE = 1u;
 /* Constants because lavapipe runs both sides of every branch under a lane
  * mask: code a frame never needs is best not compiled in at all. */
-layout(constant_id = VXR_SPEC_GRID_LEVEL) const uint GRID_LEVEL = 0u;
+layout(constant_id = VXR_SPEC_GRID) const bool GRID = false;
 layout(constant_id = VXR_SPEC_PICKS) const bool PICKS = false;
 layout(constant_id = VXR_SPEC_RAYS) const bool RAYS = false;
+layout(constant_id = VXR_SPEC_HOST) const bool HOST = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
 }
 pc;
+/* The voxel pipelines fold the grid level to 0 and compile the grid code out. */
+#define GRID_LEVEL (GRID ? pc.grid_level : 0u)
 
 /* Scene data as uniform texel buffers: lavapipe fetches texels with vector
  * gathers, while its storage-buffer loads take a loop per lane. */
@@ -62,12 +65,17 @@ SCENE(VXR_BIND_ATTRS + 4) attrs4;
 SCENE(VXR_BIND_ATTRS + 5) attrs5;
 SCENE(VXR_BIND_ATTRS + 6) attrs6;
 SCENE(VXR_BIND_ATTRS + 7) attrs7;
-layout(set = VXR_SET_TARGET, binding = VXR_BIND_IMAGE, rgba8) writeonly uniform image2D color_image;
+/* No format: the host's image may be RGBA8, BGRA8 or RGBA16F
+ * (shaderStorageImageWriteWithoutFormat). */
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_IMAGE) writeonly uniform image2D color_image;
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_PICKS, std430) writeonly buffer Picks {
     vxr_gpu_pick picks[];
 };
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_RAYS, std430) readonly buffer Rays {
     float rays[];
+};
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_DEPTH, std430) buffer Depth {
+    float depth[];
 };
 
 #define FETCH(tb, i) texelFetch(tb, int(i))
@@ -353,8 +361,9 @@ vec3 bvh_corner(uint node, uint texel) {
     return uintBitsToFloat(FETCH(bvh, VXR_BVH_TEXELS * node + texel).xyz);
 }
 
-void trace_scene(float pad) {
-    best_t = VXR_INF;
+/* Hits beyond t_limit are not looked for. */
+void trace_scene(float pad, float t_limit) {
+    best_t = t_limit;
     best_i = VXR_PICK_MISS;
     if (pc.bvh_nodes == 0u) return;
     uint stack[VXR_BVH_STACK];
@@ -408,12 +417,28 @@ void main() {
         ro = vec3(rays[r], rays[r + 1u], rays[r + 2u]);
         rd = vec3(rays[r + 3u], rays[r + 4u], rays[r + 5u]);
     } else {
+        /* pinhole and perspective cameras alike (vxr/camera.h) */
         ro = pc.eye;
         vxr_camera_dir(pc.forward, pc.right, pc.up, pc.tan_half_fov, pc.aspect, px.x, px.y,
                        pc.width, pc.height, rd);
+        if ((pc.flags & VXR_FRAME_PROJECTION) == VXR_FRAME_ORTHO) {
+            vxr_ortho_origin(pc.eye, pc.right, pc.up, px.x, px.y, pc.width, pc.height, ro);
+            rd = pc.forward;
+        }
     }
     incomplete = false;
-    trace_scene(pc.grid_pad);
+    /* Rays stop at the host's depth: beyond the t where the ray reaches it
+     * (with a margin; the depth test below decides exactly). A frame only:
+     * pick records stay those of the voxels. */
+    float t_limit = VXR_INF;
+    if (HOST && !PICKS && (pc.flags & VXR_FRAME_DEPTH_IN) != 0u) {
+        float h = depth[index];
+        float zo = dot(pc.depth_z.xyz, ro) + pc.depth_z.w, zd = dot(pc.depth_z.xyz, rd);
+        float wo = dot(pc.depth_w.xyz, ro) + pc.depth_w.w, wd = dot(pc.depth_w.xyz, rd);
+        float t = (h * wo - zo) / (zd - h * wd);
+        if (t > 0.0 && t < VXR_INF) t_limit = t * 1.001 + 1e-3;
+    }
+    trace_scene(pc.grid_pad, t_limit);
     /* A device that ends loops early (VXR_PICK_INCOMPLETE) has cut this
      * loop short too: it runs fewer than loop_probe times. */
     uint probe = 0u;
@@ -442,6 +467,18 @@ void main() {
         picks[index] = p;
     }
     if (RAYS) return;
+    /* Depth: the hit's, or the far value; against the host's depth (drawn
+     * first), the nearer one wins and a farther voxel leaves the pixel as is. */
+    bool reverse = (pc.flags & VXR_FRAME_REVERSE_Z) != 0u;
+    float far_depth = reverse ? 0.0 : 1.0;
+    if (HOST && (pc.flags & (VXR_FRAME_DEPTH_IN | VXR_FRAME_DEPTH_OUT)) != 0u) {
+        float z = hit ? vxr_clip_depth(ro, rd, best_t, pc.depth_z, pc.depth_w) : far_depth;
+        if ((pc.flags & VXR_FRAME_DEPTH_IN) != 0u) {
+            float host = depth[index];
+            if (!hit || incomplete || (reverse ? !(z > host) : !(z < host))) return;
+        }
+        depth[index] = z;
+    }
     vec3 rgb;
     if (incomplete) {
         rgb = unpack_rgb(VXR_SHADE_INCOMPLETE);
@@ -463,5 +500,7 @@ void main() {
                   VXR_SHADE_DIFFUSE * max(dot(n, light), 0.0);
         rgb = unpack_rgb(color) * k;
     }
-    imageStore(color_image, ivec2(px), vec4(clamp(rgb, 0.0, 1.0), 1.0));
+    rgb = clamp(rgb, 0.0, 1.0);
+    uvec2 at = px + uvec2(pc.offset & 0xffffu, pc.offset >> 16u);
+    imageStore(color_image, ivec2(at), vec4(rgb, 1.0));
 }

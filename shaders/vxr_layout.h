@@ -79,8 +79,10 @@
 #define VXR_IVEC3(n)     ivec3 n
 #define VXR_IN_VEC3(n)   vec3 n
 #define VXR_IN_IVEC3(n)  ivec3 n
+#define VXR_IN_VEC4(n)   vec4 n
 #define VXR_OUT_VEC3(n)  out vec3 n /* an output parameter, written as n[k] */
-#define VXR_ROWS(n)      vec4 n[3]  /* a 3x4 affine, rows */
+#define VXR_VEC4(n)      vec4 n
+#define VXR_ROWS(n)      vec4 n[3] /* a 3x4 affine, rows */
 #define VXR_IN_ROWS(n)   vec4 n[3]
 #define VXR_ROW(m, r, c) (m)[r][c]
 #define VXR_F(x)         float(x)
@@ -103,7 +105,9 @@
 #define VXR_IVEC3(n)     int32_t n[3]
 #define VXR_IN_VEC3(n)   const float n[3]
 #define VXR_IN_IVEC3(n)  const int32_t n[3]
+#define VXR_IN_VEC4(n)   const float n[4]
 #define VXR_OUT_VEC3(n)  float n[3]
+#define VXR_VEC4(n)      float n[4]
 #define VXR_ROWS(n)      float n[12]
 #define VXR_IN_ROWS(n)   const float n[12]
 #define VXR_ROW(m, r, c) (m)[4 * (r) + (c)]
@@ -183,10 +187,11 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_ATTR_CHUNKS  6 /* likewise the attribute words */
 #define VXR_SPEC_ATTR_SHIFT   7
 #define VXR_SPEC_ATTR_SIZE    8  /* bytes per attribute: 1 or 4 */
-#define VXR_SPEC_GRID_LEVEL   9  /* log2 of the grid N */
+#define VXR_SPEC_GRID         9  /* grids N > 1 (push constant grid_level); else voxels only */
 #define VXR_SPEC_PICKS        10 /* write a pick record per pixel */
 #define VXR_SPEC_RAYS         11 /* trace the ray batch, records only */
-#define VXR_SPEC_COUNT        12
+#define VXR_SPEC_HOST         12 /* a host's needs: depth in and out */
+#define VXR_SPEC_COUNT        13
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -207,17 +212,19 @@ typedef uint32_t vxr_uint;
 
 /* Descriptor set 1: the target. */
 #define VXR_SET_TARGET      1
-#define VXR_BIND_IMAGE      0 /* rgba8 storage image */
+#define VXR_BIND_IMAGE      0 /* storage image, written without a format */
 #define VXR_BIND_PICKS      1 /* vxr_gpu_pick per pixel or ray */
 #define VXR_BIND_RAYS       2 /* VXR_RAY_FLOATS per ray */
-#define VXR_TARGET_BINDINGS 3
+#define VXR_BIND_DEPTH      3 /* float per pixel: the host's depth in, the frame's out */
+#define VXR_TARGET_BINDINGS 4
 #define VXR_RAY_FLOATS      6 /* origin xyz, direction xyz (vxr_ray) */
 
 /* Tables in texels of 16 bytes, and the texel of each field. */
 #define VXR_MODEL_TEXELS 3u
 #define VXR_MODEL_ORIGIN 0u /* xyz origin (int bits), w depth */
-#define VXR_MODEL_BASES  1u /* x node base, y first brick, z brick_attr base - offset, w attr base \
-                             */
+#define VXR_MODEL_BASES                                                                            \
+    1u /* x node base, y first brick, z brick_attr base - offset, w attr base                      \
+        */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
@@ -229,7 +236,11 @@ typedef uint32_t vxr_uint;
 #define VXR_BVH_LO            0u /* xyz box min, w first (uint bits) */
 #define VXR_BVH_HI            1u /* xyz box max, w count (uint bits) */
 
-/* The push constants: the camera of vxr/camera.h, the frame or batch. */
+/* The push constants (128 bytes, the least every device offers): the
+ * camera of vxr/camera.h as derived (eye, forward, right, up, tan_half_fov,
+ * aspect: vxr_camera_dir, and vxr_ortho_origin for an orthographic one),
+ * the frame or batch. depth_z and depth_w are the rows of the
+ * view-projection giving clip z and w of a world point (vxr_clip_depth). */
 #define VXR_PUSH_MEMBERS                                                                           \
     VXR_VEC3(eye);                                                                                 \
     float tan_half_fov;                                                                            \
@@ -242,7 +253,22 @@ typedef uint32_t vxr_uint;
     vxr_uint height;                                                                               \
     vxr_uint bvh_nodes;                                                                            \
     vxr_uint ray_count;  /* a batch's rays */                                                      \
-    vxr_uint loop_probe; /* VXR_LOOP_PROBE: detects a device's loop limit */
+    vxr_uint loop_probe; /* VXR_LOOP_PROBE: detects a device's loop limit */                       \
+    VXR_VEC4(depth_z);                                                                             \
+    VXR_VEC4(depth_w);                                                                             \
+    vxr_uint flags;      /* VXR_FRAME_* */                                                         \
+    vxr_uint offset;     /* the target's rectangle in its image: x | y << 16 */                    \
+    vxr_uint grid_level; /* log2 of the grid N (pipelines with VXR_SPEC_GRID) */                   \
+    vxr_uint reserved;
+
+/* Push-constant flags: the camera's projection, depth and colour. */
+#define VXR_FRAME_PINHOLE     0u  /* eye/target camera (DESIGN.md §2) */
+#define VXR_FRAME_PERSPECTIVE 1u  /* matrix camera, rays from one eye */
+#define VXR_FRAME_ORTHO       2u  /* matrix camera, parallel rays */
+#define VXR_FRAME_PROJECTION  3u  /* the mask of the three above */
+#define VXR_FRAME_REVERSE_Z   4u  /* depth 1 near, 0 far */
+#define VXR_FRAME_DEPTH_OUT   8u  /* write each pixel's depth */
+#define VXR_FRAME_DEPTH_IN    16u /* read the host's depth first: keep what is nearer */
 
 /* The iterations of the shader's last loop: a device that cut the trace's
  * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
@@ -318,7 +344,7 @@ typedef struct vxr_push {
 typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
-    uint32_t attr_size, grid_level, picks, rays;
+    uint32_t attr_size, grid, picks, rays, host;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
@@ -347,11 +373,13 @@ VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, t, 1, 0), "pick t in b.x");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, shape, 1, 1), "pick shape in b.y");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, flags, 1, 3), "pick flags in b.w");
 VXR_STATIC_ASSERT(offsetof(vxr_push, forward) == 16 && offsetof(vxr_push, up) == 48 &&
-                      offsetof(vxr_push, width) == 60 && sizeof(vxr_push) == 80,
+                      offsetof(vxr_push, width) == 60 && offsetof(vxr_push, depth_z) == 80 &&
+                      offsetof(vxr_push, flags) == 112 && sizeof(vxr_push) == 128,
                   "std430 push constants");
 VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
-                      offsetof(vxr_spec, grid_level) == 4 * VXR_SPEC_GRID_LEVEL &&
+                      offsetof(vxr_spec, grid) == 4 * VXR_SPEC_GRID &&
                       offsetof(vxr_spec, rays) == 4 * VXR_SPEC_RAYS &&
+                      offsetof(vxr_spec, host) == 4 * VXR_SPEC_HOST &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&

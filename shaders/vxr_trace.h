@@ -188,6 +188,33 @@ VXR_FN void vxr_camera_dir(VXR_IN_VEC3(f), VXR_IN_VEC3(r), VXR_IN_VEC3(u), float
     dest[2] = n2;
 }
 
+/* The ray origin of pixel (i, j) of an orthographic camera (vxr/camera.h):
+ * o + x r + y u with x, y the pixel centre as vxr_camera_dir takes it
+ * (tan_half_fov = aspect = 1); its direction is f. */
+VXR_FN void vxr_ortho_origin(VXR_IN_VEC3(o), VXR_IN_VEC3(r), VXR_IN_VEC3(u), vxr_uint i, vxr_uint j,
+                             vxr_uint w, vxr_uint h, VXR_OUT_VEC3(dest)) {
+    VXR_PRECISE float x = 2.0f * (VXR_F(i) + 0.5f) / VXR_F(w) - 1.0f;
+    VXR_PRECISE float y = 1.0f - 2.0f * (VXR_F(j) + 0.5f) / VXR_F(h);
+    for (int k = 0; k < 3; k++) {
+        VXR_PRECISE float v = o[k] + x * r[k] + y * u[k];
+        dest[k] = v;
+    }
+}
+
+/* The depth of the point at t along a ray: clip z / clip w of the point,
+ * z and w given by the rows dz, dw of the view-projection (xyz times the
+ * point, plus w), clamped to [0, 1] (what a depth image holds). */
+VXR_FN float vxr_clip_depth(VXR_IN_VEC3(o), VXR_IN_VEC3(d), float t, VXR_IN_VEC4(dz),
+                            VXR_IN_VEC4(dw)) {
+    VXR_PRECISE float p0 = o[0] + t * d[0];
+    VXR_PRECISE float p1 = o[1] + t * d[1];
+    VXR_PRECISE float p2 = o[2] + t * d[2];
+    VXR_PRECISE float z = dz[0] * p0 + dz[1] * p1 + dz[2] * p2 + dz[3];
+    VXR_PRECISE float w = dw[0] * p0 + dw[1] * p1 + dw[2] * p2 + dw[3];
+    VXR_PRECISE float depth = z / w;
+    return depth > 0.0f ? (depth < 1.0f ? depth : 1.0f) : 0.0f;
+}
+
 /* The children of a brick (bit o: octant o's byte of the 64-bit occupancy
  * lo | hi << 32 is non-zero), and the voxels of its octant o. */
 VXR_FN vxr_uint vxr_brick_children(vxr_uint lo, vxr_uint hi) {

@@ -30,7 +30,8 @@ static vxr_result render(cli_gpu *g, vxr_context *ctx, const vxr_scene *scene,
     vxr_renderer *ren = NULL;
     vxr_target *t = NULL;
     memset(out, 0, sizeof *out);
-    vxr_target_desc td = {cam->width, cam->height, true, true};
+    vxr_target_desc td = {
+        .width = cam->width, .height = cam->height, .picks = true, .readback = true};
     vxr_result r = cli_gpu_begin(g, &err);
     if (r == VXR_OK) r = vxr_renderer_create(ctx, scene, g->cmd, &ren, &err);
     if (r == VXR_OK) r = vxr_target_create(ctx, &td, &t, &err);
@@ -419,7 +420,7 @@ static void test_instance_updates(void) {
     CHECK(vxr_culler_update(culler, s, cam.eye, &culled_visible, NULL) == VXR_OK);
     vxr_renderer *ren = NULL;
     vxr_target *t[3] = {NULL};
-    vxr_target_desc td = {W, H, true, false};
+    vxr_target_desc td = {.width = W, .height = H, .picks = true, .readback = false};
     bool ok = cli_gpu_begin(&gpu, &err) == VXR_OK &&
               vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK;
     for (int i = 0; i < 3 && ok; i++) ok = vxr_target_create(gpu.ctx, &td, &t[i], &err) == VXR_OK;

@@ -203,7 +203,7 @@ static vxr_result render_after(bench *b, uint32_t edits, uint32_t w, uint32_t h,
         r = vxr_octree_compact_copy(&b->s->models[i], &copy.models[i], &b->err);
     vxr_renderer *ren = NULL;
     vxr_target *t = NULL;
-    vxr_target_desc td = {w, h, false, false};
+    vxr_target_desc td = {.width = w, .height = h, .picks = false, .readback = false};
     vxr_camera cam = {0};
     vxr_camera_orbit(b->s, 0.3f, 0.35f, 0.9f, &cam);
     cam.width = w;

@@ -1,5 +1,7 @@
-/* vxr bench render: GPU time per frame from timestamp queries, and what a
- * scene's upload and an instance update cost. */
+/* vxr bench render: GPU time per frame from timestamp queries (with and
+ * without depth output, alternating), what a scene's upload and an instance
+ * update cost, and whether the first frame at a new grid costs more than the
+ * frames after it (a pipeline compiled on first use would). */
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -35,12 +37,13 @@ int cmd_bench_render(int argc, char **argv) {
         return EXIT_NO_DEVICE;
     }
     vxr_renderer *ren = NULL;
-    vxr_target *target = NULL;
+    vxr_target *target = NULL, *depth_target = NULL;
     VkQueryPool qp = VK_NULL_HANDLE;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                 .queryCount = 2};
-    vxr_target_desc td = {a.cam.width, a.cam.height, false, false};
+    vxr_target_desc td = {
+        .width = a.cam.width, .height = a.cam.height, .picks = false, .readback = false};
     /* wall time, submit and wait included: the whole upload, then the
      * median of instance updates (what a moving eye costs the viewer) */
     double upload_ms = cli_now(), update_ms[UPDATES];
@@ -56,23 +59,30 @@ int cmd_bench_render(int argc, char **argv) {
         update_ms[i] = 1e3 * (cli_now() - update_ms[i]);
     }
     if (r == VXR_OK) qsort(update_ms, UPDATES, sizeof update_ms[0], cmp_double);
+    vxr_target_desc dd = td;
+    dd.depth = true;
     if (r == VXR_OK && (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
-        (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK)
+        (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
+        (r = vxr_target_create(gpu.ctx, &dd, &depth_target, &err)) == VXR_OK)
         r = cli_gpu_submit(&gpu, &err);
     VkResult vr;
     if (r == VXR_OK && (vr = vkCreateQueryPool(gpu.info.device, &qi, NULL, &qp)) != VK_SUCCESS)
         r = cli_vk_error(&err, vr, "vkCreateQueryPool");
-    double ms[MAX_FRAMES];
-    int frames = 0;
+    double ms[MAX_FRAMES], depth_ms[MAX_FRAMES];
+    int frames = 0, depth_frames = 0;
     double spent = 0;
     /* At least MIN_FRAMES measured frames, more while under MIN_SECONDS. */
-    for (int f = 0; r == VXR_OK && f < WARMUP + MAX_FRAMES; f++) {
-        if (f >= WARMUP + MIN_FRAMES && spent > MIN_SECONDS) break;
+    /* alternating: even frames plain, odd ones with depth output */
+    for (int f = 0; r == VXR_OK && f < 2 * (WARMUP + MAX_FRAMES); f++) {
+        if (f >= 2 * (WARMUP + MIN_FRAMES) && spent > 2 * MIN_SECONDS) break;
+        bool depth = f & 1;
         if (cli_progress(a.json)) fprintf(stderr, "frame %d\r", f + 1);
         if ((r = cli_gpu_begin(&gpu, &err)) != VXR_OK) break;
         vkCmdResetQueryPool(gpu.cmd, qp, 0, 2);
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-        if ((r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) != VXR_OK) break;
+        if ((r = vxr_renderer_render(ren, depth ? depth_target : target, &a.cam, a.grid, gpu.cmd,
+                                     &err)) != VXR_OK)
+            break;
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 1);
         double t0 = cli_now();
         if ((r = cli_gpu_submit(&gpu, &err)) != VXR_OK) break;
@@ -83,33 +93,66 @@ int cmd_bench_render(int argc, char **argv) {
             r = cli_vk_error(&err, vr, "vkGetQueryPoolResults");
             break;
         }
-        if (f < WARMUP) continue;
+        if (f < 2 * WARMUP) continue;
         spent += cli_now() - t0;
-        ms[frames++] = cli_gpu_ms(&gpu.info, ts);
+        if (depth)
+            depth_ms[depth_frames++] = cli_gpu_ms(&gpu.info, ts);
+        else
+            ms[frames++] = cli_gpu_ms(&gpu.info, ts);
+    }
+    /* the first frame at each new grid against the frames after it: wall
+     * time of recording, submitting and waiting; the renderer has drawn
+     * only grid 1 (voxels) so far */
+    static const uint32_t grids[] = {2, 16, 256};
+    enum { GRIDS = sizeof grids / sizeof grids[0], AFTER = 3 };
+    double extra_ms = -1e30; /* the worst of: first frame - median of the frames after it */
+    for (uint32_t g = 0; g < GRIDS && r == VXR_OK; g++) {
+        double first = 0, later[AFTER];
+        for (int k = 0; k <= AFTER && r == VXR_OK; k++) {
+            double t0 = cli_now();
+            if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
+                (r = vxr_renderer_render(ren, target, &a.cam, grids[g], gpu.cmd, &err)) == VXR_OK)
+                r = cli_gpu_submit(&gpu, &err);
+            double wall = 1e3 * (cli_now() - t0);
+            if (k == 0)
+                first = wall;
+            else
+                later[k - 1] = wall;
+        }
+        qsort(later, AFTER, sizeof later[0], cmp_double);
+        if (first - later[AFTER / 2] > extra_ms) extra_ms = first - later[AFTER / 2];
     }
     if (cli_progress(a.json)) fprintf(stderr, "\033[K");
     if (r != VXR_OK) {
         status = cli_fail(a.scene, r, &err);
     } else {
         qsort(ms, (size_t)frames, sizeof ms[0], cmp_double);
-        double median = ms[frames / 2];
+        qsort(depth_ms, (size_t)depth_frames, sizeof ms[0], cmp_double);
+        double median = ms[frames / 2], depth_median = depth_ms[depth_frames / 2];
         double mrays = (double)a.cam.width * a.cam.height / (median * 1e-3) * 1e-6;
         if (a.json) {
-            printf("{\"width\":%u,\"height\":%u,\"ms\":%.3f,\"mrays_s\":%.3f,\"upload_ms\":%.3f,"
-                   "\"update_ms\":%.3f,\"device\":\"",
-                   a.cam.width, a.cam.height, median, mrays, upload_ms, update_ms[UPDATES / 2]);
+            printf("{\"width\":%u,\"height\":%u,\"ms\":%.3f,\"mrays_s\":%.3f,\"depth_ms\":%.3f,"
+                   "\"upload_ms\":%.3f,\"update_ms\":%.3f,\"new_grid_extra_ms\":%.3f,"
+                   "\"device\":\"",
+                   a.cam.width, a.cam.height, median, mrays, depth_median, upload_ms,
+                   update_ms[UPDATES / 2], extra_ms);
             cli_print_json_string(stdout, gpu.info.device_name);
             printf("\"}\n");
         } else {
             printf("%s: %ux%u on %s\n  %.3f ms per frame (median of %d, GPU timestamps), "
-                   "%.3f Mrays/s\n  scene upload %.3f ms, instance update %.3f ms (wall time)\n",
+                   "%.3f Mrays/s\n  %.3f ms with depth output (%+.1f%%)\n"
+                   "  scene upload %.3f ms, instance update %.3f ms (wall time)\n"
+                   "  first frame at a new grid %+.3f ms against the frames after it (the worst of "
+                   "grids 2, 16, 256; wall time)\n",
                    a.scene, a.cam.width, a.cam.height, gpu.info.device_name, median, frames, mrays,
-                   upload_ms, update_ms[UPDATES / 2]);
+                   depth_median, 100.0 * (depth_median / median - 1.0), upload_ms,
+                   update_ms[UPDATES / 2], extra_ms);
         }
     }
     if (gpu.info.device) vkDeviceWaitIdle(gpu.info.device);
     if (qp) vkDestroyQueryPool(gpu.info.device, qp, NULL);
     vxr_target_destroy(target);
+    vxr_target_destroy(depth_target);
     vxr_renderer_destroy(ren);
     cli_gpu_close(&gpu);
     vxr_scene_destroy(scene);

@@ -66,7 +66,8 @@ int cmd_pickcheck(int argc, char **argv) {
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
     vxr_picker *picker = NULL;
-    vxr_target_desc td = {a.cam.width, a.cam.height, true, true};
+    vxr_target_desc td = {
+        .width = a.cam.width, .height = a.cam.height, .picks = true, .readback = true};
     if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&

@@ -38,7 +38,8 @@ static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
     if (!cli_view_args_parse(&a, "render", argc, argv, CLI_WIDTH, CLI_HEIGHT)) return EXIT_USAGE;
-    if (!a.have_eye) return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z");
+    if (!a.have_eye && !a.camera)
+        return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z or --camera FILE");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
     vxr_scene *scene;
     cli_gpu gpu;
@@ -48,7 +49,11 @@ int cmd_render(int argc, char **argv) {
     vxr_result r;
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
-    vxr_target_desc td = {a.cam.width, a.cam.height, a.hits != NULL, true};
+    vxr_target_desc td = {.width = a.cam.width,
+                          .height = a.cam.height,
+                          .picks = a.hits != NULL,
+                          .readback = true,
+                          .depth = a.depth != NULL};
     if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
@@ -59,6 +64,10 @@ int cmd_render(int argc, char **argv) {
     } else if ((r = cli_write_png(a.out, vxr_target_colors(target), a.cam.width, a.cam.height,
                                   &err)) != VXR_OK) {
         status = cli_fail(a.out, r, &err);
+    } else if (a.depth && (r = vxr_write_file(a.depth, vxr_target_depth(target),
+                                              (size_t)a.cam.width * a.cam.height * sizeof(float),
+                                              &err)) != VXR_OK) {
+        status = cli_fail(a.depth, r, &err);
     } else if (a.hits) {
         status = write_hits(a.hits, scene, &a.cam, vxr_target_picks(target));
     }

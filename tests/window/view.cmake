@@ -1,17 +1,22 @@
 # One `vxr view --frames` run under Xvfb, held against `vxr render`.
 #   cmake -DVXR=vxr -DXVFB_RUN=xvfb-run -DSERVER=N -DWORK=dir -DNAME=name
-#         -DARGS="SCENE|options" -DCURSOR=X,Y [-DGRID=N] [-DCULLED=1] -P view.cmake
+#         -DARGS="SCENE|options" -DCURSOR=X,Y [-DGRID=N] [-DCULLED=1]
+#         [-DCAMERA=file.json] -P view.cmake
 # ARGS separates arguments with '|'. The viewer runs with validation on,
 # moves its mouse to CURSOR, saves its last frame and prints (--json) its
 # last pick and its camera. The last frame must equal, byte for byte, the
 # PNG that `vxr render` writes for that scene and camera, the mouse's pick
 # must hit and equal the record that render --hits writes for that pixel
 # (at the viewer's grid), and stderr must be empty: no validation message.
-# CULLED=1: the view distance must have culled some instances.
+# CULLED=1: the view distance must have culled some instances. CAMERA: the
+# viewer runs with --camera CAMERA, and so does render.
 string(REPLACE "|" ";" args "${ARGS}")
 file(MAKE_DIRECTORY ${WORK})
 set(shot ${WORK}/${NAME}-view.png)
 file(REMOVE ${shot})
+if(DEFINED CAMERA)
+    list(APPEND args --camera ${CAMERA})
+endif()
 execute_process(
     COMMAND ${XVFB_RUN} -n ${SERVER} -s "-screen 0 1280x1024x24" ${VXR} view ${args} --frames 9
             --cursor ${CURSOR} --json --validate --screenshot ${shot}
@@ -44,8 +49,12 @@ endif()
 if(NOT DEFINED GRID)
     set(GRID 1)
 endif()
-set(render ${VXR} render ${scene} --eye ${eye} --target ${target} --fov ${fov}
-           --size ${width}x${height} --validate)
+if(DEFINED CAMERA)
+    set(render ${VXR} render ${scene} --camera ${CAMERA} --size ${width}x${height} --validate)
+else()
+    set(render ${VXR} render ${scene} --eye ${eye} --target ${target} --fov ${fov}
+               --size ${width}x${height} --validate)
+endif()
 if(NOT cull)
     list(APPEND render --no-cull)
 endif()

@@ -85,8 +85,8 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
         a->scene = o;
         return 1;
     }
-    static const char *const valued[] = {"--eye",  "--target", "--fov", "--size",
-                                         "--grid", "--out",    "--hits"};
+    static const char *const valued[] = {"--eye", "--target", "--fov",    "--size", "--grid",
+                                         "--out", "--hits",   "--camera", "--depth"};
     int which = -1;
     for (int k = 0; k < (int)(sizeof valued / sizeof *valued); k++)
         if (!strcmp(o, valued[k])) which = k;
@@ -124,8 +124,14 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     case 5:
         a->out = v;
         break;
-    default:
+    case 6:
         a->hits = v;
+        break;
+    case 7:
+        a->camera = v;
+        break;
+    default:
+        a->depth = v;
         break;
     }
     return 1;
@@ -135,6 +141,10 @@ bool cli_view_args_done(cli_view_args *a, const char *cmd) {
     if (!a->scene) return cli_usage("%s: missing SCENE", cmd), false;
     if (a->have_eye != a->have_target)
         return cli_usage("%s: --eye and --target go together", cmd), false;
+    if (a->camera && (a->have_eye || a->cam.fov_deg != 0.0f))
+        return cli_usage("%s: --camera replaces --eye, --target and --fov", cmd), false;
+    if (a->depth && strcmp(cmd, "render"))
+        return cli_usage("%s: unknown option '--depth' (render has it)", cmd), false;
     return true;
 }
 

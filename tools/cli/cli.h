@@ -48,12 +48,14 @@ bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, b
 
 /* The options of the commands that look at a scene (render, bench render,
  * pickcheck, view): SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG]
- * [--size WxH] [--grid N] [--out FILE] [--hits FILE] [--json]
- * [--validate] [--no-cull]. */
+ * [--camera FILE] [--size WxH] [--grid N] [--out FILE] [--hits FILE]
+ * [--depth FILE] [--json] [--validate] [--no-cull]. */
 typedef struct cli_view_args {
     const char *scene, *out, *hits;
     vxr_camera cam; /* eye, target, fov and size as given */
     bool have_eye, have_target;
+    const char *camera; /* --camera FILE: a host camera, instead of the eye */
+    const char *depth;  /* --depth FILE (render only) */
     uint32_t grid;
     bool json, validate, cull;
 } cli_view_args;
@@ -76,6 +78,11 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
  * bench render and the viewer. Sets eye and target. */
 #define CLI_ORBIT_VIEWS 8
 void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
+
+/* Reads --camera FILE (DESIGN.md §5) into a camera of width x height
+ * (vxr_camera_from_matrices); on failure prints "vxr: FILE: ..." and
+ * returns EXIT_INPUT. */
+int cli_read_camera(const char *path, uint32_t width, uint32_t height, vxr_camera *dest);
 
 /* ---- output and input ---- */
 

@@ -123,15 +123,17 @@ int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(a->scene, scene, &err);
     if (r != VXR_OK) return cli_fail(a->scene, r, &err);
-    if (!a->have_eye) cli_orbit_camera(*scene, view, &a->cam);
     int status = EXIT_OK;
-    if (vxr_camera_setup(&a->cam) != VXR_OK)
+    if (!a->have_eye && !a->camera) cli_orbit_camera(*scene, view, &a->cam);
+    if (a->camera)
+        status = cli_read_camera(a->camera, a->cam.width, a->cam.height, &a->cam);
+    else if (vxr_camera_setup(&a->cam) != VXR_OK)
         status = cli_usage("%s: the camera needs --eye different from --target", cmd);
     /* What the eye sees (view distances), as `vxr pick` does per origin. */
-    else if (a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
+    if (status == EXIT_OK && a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
         status = cli_fail(a->scene, r, &err);
-    else if ((r = cli_gpu_open(gpu, &(vxr_context_desc){.validation = a->validate}, &err)) !=
-             VXR_OK)
+    if (status == EXIT_OK &&
+        (r = cli_gpu_open(gpu, &(vxr_context_desc){.validation = a->validate}, &err)) != VXR_OK)
         status = cli_fail(cmd, r, &err);
     if (status != EXIT_OK) {
         vxr_scene_destroy(*scene);

@@ -71,6 +71,9 @@ typedef struct app {
 
     vxr_camera cam;                    /* eye, target, fov; derived per frame */
     float home_eye[3], home_target[3]; /* R */
+    vxr_camera host_cam;               /* --camera FILE at the window's size: while the
+                                          camera is at home, frames use it (no overlay) */
+    bool host_cam_ok;
     bool fly, skip_delta;
     float fly_speed; /* world units per second */
     int drag;        /* DRAG_* */

@@ -57,6 +57,18 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
     if (va && va->r.have_eye) {
         memcpy(a->home_eye, va->r.cam.eye, sizeof a->home_eye);
         memcpy(a->home_target, va->r.cam.target, sizeof a->home_target);
+    } else if (va && va->r.camera && a->host_cam_ok) {
+        /* home: the host camera's eye, looking along it at the scene's distance */
+        vxr_camera c = {0};
+        cli_orbit_camera(scene, 0, &c);
+        float dist = 0;
+        for (int k = 0; k < 3; k++)
+            dist += (c.target[k] - a->host_cam.eye[k]) * (c.target[k] - a->host_cam.eye[k]);
+        dist = sqrtf(dist) > 1.0f ? sqrtf(dist) : 1.0f;
+        for (int k = 0; k < 3; k++) {
+            a->home_eye[k] = a->host_cam.eye[k];
+            a->home_target[k] = a->host_cam.eye[k] + dist * a->host_cam.forward[k];
+        }
     } else { /* what `vxr bench render` looks at */
         vxr_camera c = {0};
         cli_orbit_camera(scene, 0, &c);
@@ -66,6 +78,21 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
     view_home(a);
     a->cull_changed = true;
     if (a->editing) view_edit_mode(a, true);
+}
+
+/* Whether this frame uses --camera FILE: given, readable, and the camera
+ * still at home (any move hands over to the viewer's own camera). The file
+ * is read again when the window's size changes. */
+static bool host_camera(app *a) {
+    const char *path = a->args->r.camera;
+    if (!path || !a->host_cam_ok) return false;
+    if (memcmp(a->cam.eye, a->home_eye, sizeof a->home_eye) ||
+        memcmp(a->cam.target, a->home_target, sizeof a->home_target))
+        return false;
+    if (a->host_cam.width != a->cam.width || a->host_cam.height != a->cam.height)
+        a->host_cam_ok =
+            cli_read_camera(path, a->cam.width, a->cam.height, &a->host_cam) == EXIT_OK;
+    return a->host_cam_ok;
 }
 
 static bool open_dropped(app *a) {
@@ -187,7 +214,7 @@ static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
 
 static vxr_result ensure_targets(app *a, vxr_error *err) {
     uint32_t w = a->vk.extent.width, h = a->vk.extent.height;
-    vxr_target_desc td = {w, h, false, false};
+    vxr_target_desc td = {.width = w, .height = h, .picks = false, .readback = false};
     vxr_result r = VXR_OK;
     if (!a->target) r = vxr_target_create(a->vk.gpu.ctx, &td, &a->target, err);
     td.readback = true;
@@ -255,7 +282,11 @@ static int frame(app *a, uint64_t index, bool *shown) {
     }
     a->cam.width = v->extent.width;
     a->cam.height = v->extent.height;
-    if (vxr_camera_setup(&a->cam) != VXR_OK) { /* eye on the target: back home */
+    bool host = host_camera(a);
+    if (host) {
+        a->cam = a->host_cam;
+        memcpy(a->cam.target, a->home_target, sizeof a->cam.target);
+    } else if (vxr_camera_setup(&a->cam) != VXR_OK) { /* eye on the target: back home */
         view_home(a);
         vxr_camera_setup(&a->cam);
     }
@@ -285,8 +316,10 @@ static int frame(app *a, uint64_t index, bool *shown) {
     }
     uint32_t tri, line;
     float m[16];
+    /* the overlay projects like a pinhole camera: none over a host camera */
     view_overlay(&a->pick, a->pick.hit ? &a->scene->instances[a->pick.instance].transform : NULL,
                  &a->cam, a->fly, f->vertex_map, &tri, &line);
+    if (host) tri = line = 0;
     view_proj(&a->cam, m);
     view_vk_record_present(v, f, image, t, m, tri, line);
     if (v->queries) {
@@ -501,6 +534,14 @@ static int open_view(app *a, bool *glfw) {
     a->grid = va->r.grid;
     a->cull = va->r.cull;
     a->cam.fov_deg = va->r.cam.fov_deg;
+    if (va->r.camera) {
+        int status = cli_read_camera(va->r.camera, va->r.cam.width, va->r.cam.height, &a->host_cam);
+        if (status != EXIT_OK) {
+            vxr_scene_destroy(scene);
+            return status;
+        }
+        a->host_cam_ok = true;
+    }
     set_scene(a, scene, va->r.scene, va);
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {

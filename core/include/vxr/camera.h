@@ -2,34 +2,89 @@
 #ifndef VXR_CAMERA_H
 #define VXR_CAMERA_H
 
+#include <stdbool.h>
 #include "vxr/pick.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* A camera as given (eye, target, vertical field of view in degrees; 0
- * means 60) and its derived frame. Fill eye/target/fov_deg, then call
- * vxr_camera_setup once; the GPU gets the derived fields as they are, so
- * both sides build each pixel's ray from the same floats. */
+/* A 4x4 matrix, column-major: m[column][row]. The layout of cglm's mat4
+ * (and of GLSL's mat4), so a cglm mat4 is passed as it is. */
+typedef float vxr_mat4[4][4];
+
+/* Projections (vxr_camera.projection). */
+typedef enum vxr_projection {
+    VXR_PROJECTION_PINHOLE = 0,     /* eye, target, fov: DESIGN.md §2 */
+    VXR_PROJECTION_PERSPECTIVE = 1, /* host matrices, rays from the eye */
+    VXR_PROJECTION_ORTHOGRAPHIC = 2 /* host matrices, parallel rays */
+} vxr_projection;
+
+/* vxr_camera_from_matrices flags. */
+#define VXR_CAMERA_REVERSE_Z 1u /* depth 1 at the near plane, 0 at the far one */
+
+/* A camera: what the CPU's and the GPU's rays and depths are made of. Two
+ * ways to fill one: set eye/target/fov_deg/width/height and call
+ * vxr_camera_setup (a pinhole camera, Z up), or call
+ * vxr_camera_from_matrices with a host's view and projection. The GPU gets
+ * the derived fields as they are, so both sides build each pixel's ray and
+ * depth from the same floats. */
 typedef struct vxr_camera {
-    float eye[3], target[3];
-    float fov_deg;
+    float eye[3], target[3]; /* pinhole: as given; matrices: eye = the ray origin o */
+    float fov_deg;           /* pinhole: vertical field of view in degrees, 0 means 60 */
     uint32_t width, height;
-    /* derived by vxr_camera_setup */
+    /* derived */
+    vxr_projection projection;
+    bool reverse_z;
+    /* pinhole: the frame (f, r, u); matrices: the direction d through the
+     * image centre and the steps of one unit of x and y in normalised device
+     * coordinates (up: towards the top row), with tan_half_fov = aspect = 1,
+     * so that vxr_camera_dir gives a perspective camera's rays as it does a
+     * pinhole's; an orthographic camera's rays leave eye + x right + y up
+     * along forward (vxr_ortho_origin) */
     float forward[3], right[3], up[3];
     float tan_half_fov, aspect;
+    /* rows of the view-projection for clip z and w: depth = z / w */
+    float depth_z[4], depth_w[4];
 } vxr_camera;
 
-/* Derives the frame: f = normalize(target - eye), up = +Z (+Y when f is
- * parallel to Z), r = normalize(cross(f, up)), u = cross(r, f).
+/* Derives a pinhole camera's frame: f = normalize(target - eye), up = +Z
+ * (+Y when f is parallel to Z), r = normalize(cross(f, up)), u = cross(r, f);
+ * its depth is a perspective projection's with near 0.1 and far 10^5 world
+ * units (Vulkan's 0..1, not reversed).
  * Returns VXR_ERROR_ARGUMENT when eye == target, the size is zero, the fov
  * is not in (0, 180) or any input is not finite. */
 VXR_API vxr_result vxr_camera_setup(vxr_camera *cam);
 
-/* The ray through the centre of pixel (i, j), row 0 at the top:
- * d = normalize(f + (2(i+0.5)/W - 1) tan(fov/2) (W/H) r + (1 - 2(j+0.5)/H) tan(fov/2) u). */
+/* A camera from a host's view (world to view space) and projection (view
+ * to Vulkan clip space: x right, y down, depth 0 near .. 1 far, or 1 .. 0
+ * with VXR_CAMERA_REVERSE_Z; a far plane at infinity is fine), perspective
+ * (clip w = a multiple of view z, the last row (0, 0, ±1, 0)) or
+ * orthographic (last row (0, 0, 0, 1)), any up axis, for a width x height
+ * image. jitter (may be NULL) moves every pixel's sample from its centre by
+ * (jitter[0], jitter[1]) pixels (x right, y down), as a jittered projection
+ * would. The ray of pixel (i, j) is the line through the unprojected near
+ * and far points of its sample, from the eye (perspective) or from the near
+ * point (orthographic); depth is clip z / w of the hit point.
+ * Everything is derived in double precision from the matrices.
+ * VXR_ERROR_ARGUMENT, with the reason in err (may be NULL), for a size of
+ * zero, non-finite entries, a projection that is neither kind, or matrices
+ * that cannot be inverted. */
+VXR_API vxr_result vxr_camera_from_matrices(vxr_camera *cam, vxr_mat4 view, vxr_mat4 proj,
+                                            uint32_t width, uint32_t height, uint32_t flags,
+                                            const float jitter[2], vxr_error *err);
+
+/* The ray through pixel (i, j)'s sample, row 0 at the top (the formula of
+ * DESIGN.md §2 with the derived fields, or vxr_ortho_origin). */
 VXR_API void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_ray *dest);
+
+/* The depth a frame writes for a pick at t along ray (vxr_camera_ray's),
+ * in the camera's convention, clamped to [0, 1]; a miss (t infinite or a
+ * pick without a hit) is the far value: 1, or 0 with reverse Z. */
+VXR_API float vxr_camera_depth(const vxr_camera *cam, const vxr_ray *ray, float t);
+
+/* The camera's far depth value: 1, or 0 with reverse Z. */
+VXR_API float vxr_camera_far_depth(const vxr_camera *cam);
 
 /* A camera orbiting the scene's world bounds: angle in radians about Z,
  * elevation in radians, distance as a multiple of the bounds' diagonal. */

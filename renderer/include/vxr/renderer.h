@@ -22,6 +22,24 @@
  * Vulkan call failed (the reason names the call and its VkResult);
  * VXR_ERROR_LIMIT: the scene does not fit the device's binding limits.
  *
+ * Threading (Vulkan's own rules apply to the host's objects: a command
+ * buffer is recorded by one thread at a time):
+ *  - a context may be used from several threads at once to create and
+ *    destroy renderers, targets and ray batches; its renderers share its
+ *    descriptor set layouts, pipeline layout, shader module and pipelines
+ *    (one set per scene shape, made once under a lock, kept until the
+ *    context goes). Destroy it on one thread once nothing uses it. The log
+ *    callback may be called from any thread that uses the context.
+ *  - vxr_renderer_render, _render_frame and _pick_rays only read the
+ *    renderer: several threads may record frames of one renderer at once,
+ *    each into its own target (or ray batch) and command buffer.
+ *    vxr_renderer_update, _update_instances, _complete, _upload_done and
+ *    _destroy need the renderer to themselves (no recording meanwhile).
+ *  - a target or ray batch is used by one thread at a time.
+ *  - the scene of an update must not change during the call; CPU picks
+ *    (vxr/pick.h) may read a scene from several threads while nothing
+ *    changes it.
+ *
  * volk users: include volk.h before this header (it includes
  * <vulkan/vulkan.h>), and pass volk's vkGetInstanceProcAddr.
  */
@@ -39,60 +57,104 @@ extern "C" {
 /* Receives validation messages and failure reasons, one line each. */
 typedef void (*vxr_log_fn)(void *user, const char *message);
 
-/* A zero-initialised desc is valid: own instance and device, the loader
- * found with dlopen("libvulkan.so.1"), the device chosen by VXR_DEVICE or
- * by type, no validation. Defaults of each field:
+/* A zero-initialised desc is valid: vxr loads libvulkan.so.1 itself and
+ * creates its own Vulkan 1.2 instance and device, on the device VXR_DEVICE
+ * names or else the best by type, without validation. For each field: what
+ * leaving it zero does, then what setting it does.
  *
- * Own context (instance == VK_NULL_HANDLE):
- *   get_instance_proc_addr  NULL: dlopen libvulkan.so.1 (a missing loader is
- *                           VXR_ERROR_DEVICE, not a link error)
- *   validation              false: no validation. true: enable
- *                           VK_LAYER_KHRONOS_validation and a debug-utils
- *                           messenger that counts warnings and errors
- *                           (vxr_context_validation_messages) and passes
- *                           them to log (stderr when log is NULL)
- *   device_selector         NULL: the VXR_DEVICE environment variable; an
- *                           index into vkEnumeratePhysicalDevices' list, or
- *                           a case-insensitive substring of the device
- *                           name; unset: the first discrete GPU, else
- *                           integrated, virtual, CPU. The device needs
- *                           Vulkan 1.2 and a queue family as below.
- *   instance_extensions     none: extensions to enable besides the
- *                           renderer's own (a window system's, for one)
- *   device_extensions       none: likewise for the device; a device that
- *                           lacks one is not chosen
- *   queue_flags             0: the queue family needs compute only; more
- *                           flags (VK_QUEUE_GRAPHICS_BIT) it must have too
- *   queue_family_ok         NULL: no further test; else a family must pass
- *                           it too (a viewer asks for present support)
- *   instance_ready          NULL: nothing; else called once the instance
+ * Own context (instance left VK_NULL_HANDLE):
+ *   get_instance_proc_addr  NULL: vxr dlopens libvulkan.so.1 (a missing
+ *                           loader is VXR_ERROR_DEVICE, not a link error).
+ *                           Set: every Vulkan function is loaded through it.
+ *   validation              false: no validation layer. true: vxr enables
+ *                           VK_LAYER_KHRONOS_validation with synchronization
+ *                           validation (VK_EXT_validation_features) and a
+ *                           VK_EXT_debug_utils messenger, which counts each
+ *                           warning and error (see
+ *                           vxr_context_validation_messages) and passes it
+ *                           to log (stderr when log is NULL); vxr also
+ *                           names its objects. A missing layer is
+ *                           VXR_ERROR_VULKAN.
+ *   device_selector         NULL: the VXR_DEVICE environment variable, and
+ *                           when that is unset too, the first discrete GPU,
+ *                           else integrated, virtual, CPU. Set (or
+ *                           VXR_DEVICE): an index into
+ *                           vkEnumeratePhysicalDevices' list, or a
+ *                           case-insensitive substring of the device name.
+ *                           Either way the device needs Vulkan 1.2, the
+ *                           shaderStorageImageWriteWithoutFormat feature
+ *                           (vxr enables it) and a queue family as below.
+ *   instance_extensions     none: only the renderer's own extensions. Set:
+ *                           enabled too (a window system's, for one).
+ *   device_extensions       none: likewise. Set: enabled too; a device that
+ *                           lacks one is not chosen.
+ *   queue_flags             0: the queue family needs compute only. Set
+ *                           (VK_QUEUE_GRAPHICS_BIT): it needs these too.
+ *   queue_family_ok         NULL: no further test. Set: a family must pass
+ *                           it too (a viewer asks for present support).
+ *   instance_ready          NULL: nothing. Set: called once the instance
  *                           exists, before a device is chosen (a viewer
  *                           creates its window surface there); a result
- *                           other than VXR_OK ends vxr_context_create
- *   instance_release        NULL: nothing; else called before the context
+ *                           other than VXR_OK ends vxr_context_create.
+ *   instance_release        NULL: nothing. Set: called before the context
  *                           destroys its instance (on failure too, once
- *                           instance_ready ran): destroy what it made
- *   user                    passed to the callbacks
- * Host context (instance, physical_device and device all set): the host's
- *   objects are used and never destroyed; get_instance_proc_addr is
- *   required; queue_family is a family with compute of the host's device,
- *   which must have been created for Vulkan 1.2 or later.
+ *                           instance_ready ran): destroy what it made.
+ *   user                    passed to the callbacks.
+ * Host context (instance, physical_device and device all set): vxr uses
+ *   the host's objects and never destroys them. get_instance_proc_addr is
+ *   required; queue_family is a family with compute of the host's device.
+ *   api_version             required: the apiVersion the host created its
+ *                           instance with (VkApplicationInfo::apiVersion;
+ *                           0 means 1.0, as there). vxr_context_create
+ *                           fails with VXR_ERROR_DEVICE, saying so, unless
+ *                           both it and the physical device's apiVersion
+ *                           are VK_API_VERSION_1_2 or later.
+ *   The host's device must have the shaderStorageImageWriteWithoutFormat
+ *   feature enabled (VkDeviceCreateInfo::pEnabledFeatures): vxr writes
+ *   host images without a format. vxr_context_create fails with
+ *   VXR_ERROR_DEVICE when the device does not support it; it cannot see
+ *   whether the host enabled it.
  * Both:
- *   max_binding_bytes       0: the device's maxStorageBufferRange; lower it
- *                           to split scenes over more bindings (tests).
+ *   debug_names             false: vxr names its Vulkan objects only when
+ *                           validation is on (own context). true: own
+ *                           context: vxr enables VK_EXT_debug_utils even
+ *                           without validation and names its objects (for
+ *                           debuggers and captures); host context: the
+ *                           host says it enabled VK_EXT_debug_utils on its
+ *                           instance, and vxr names its objects ("vxr
+ *                           memory block 0 (type 1, buffers, 8 MiB)").
+ *   allocator               NULL: Vulkan's own host allocation. Set: the
+ *                           pAllocator of every Vulkan create, destroy,
+ *                           allocate and free vxr makes (for an own
+ *                           context, of the instance, device and messenger
+ *                           too). vxr copies the struct; its callbacks and
+ *                           pUserData must stay valid until the context is
+ *                           destroyed.
+ *   max_binding_bytes       0: the device's maxStorageBufferRange. Set
+ *                           lower: scenes split over more bindings (tests).
  *                           Scene data is bound as uniform texel buffers,
  *                           so a binding also holds at most
  *                           maxTexelBufferElements texels.
- *   force_staging           false: write scene data straight into mapped
- *                           device-local memory when there is some; true:
- *                           always through staging buffers and copies
- *   log, log_user           NULL: silent (except validation, see above) */
+ *   pipeline_cache          VK_NULL_HANDLE: none; else the host's cache,
+ *                           used for every pipeline vxr creates (a host
+ *                           that saves it skips compiling next run). vxr
+ *                           creates pipelines only in vxr_renderer_create
+ *                           and in an update that re-lays a scene out,
+ *                           never while recording a frame
+ *   force_staging           false: scene data is written straight into
+ *                           mapped device-local memory when the device has
+ *                           some. true: always through staging buffers and
+ *                           copies.
+ *   log, log_user           NULL: failure reasons go only to err, and
+ *                           validation messages to stderr. Set: each reason
+ *                           and validation message is passed to log too. */
 typedef struct vxr_context_desc {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
     VkInstance instance;
     VkPhysicalDevice physical_device;
     VkDevice device;
     uint32_t queue_family;
+    uint32_t api_version; /* host context */
     bool validation;
     const char *device_selector;
     const char *const *instance_extensions;
@@ -106,8 +168,11 @@ typedef struct vxr_context_desc {
     void *user;
     uint64_t max_binding_bytes;
     bool force_staging;
+    VkPipelineCache pipeline_cache;
     vxr_log_fn log;
     void *log_user;
+    bool debug_names;
+    const VkAllocationCallbacks *allocator;
 } vxr_context_desc;
 
 typedef struct vxr_context vxr_context;
@@ -137,6 +202,26 @@ VXR_API void vxr_context_destroy(vxr_context *ctx);
 VXR_API void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
 /* Validation warnings and errors seen so far (own context with validation). */
 VXR_API uint32_t vxr_context_validation_messages(const vxr_context *ctx);
+/* The device memory vxr allocated. vxr sub-allocates its buffers and
+ * images from a few large VkDeviceMemory blocks per memory type (64 MiB
+ * once grown, smaller first) and gives a resource larger than half a
+ * block, or one the driver prefers in its own memory, a VkDeviceMemory of
+ * its own; blocks left empty are freed. Memory types that are both
+ * device-local and host-visible (integrated GPUs, lavapipe, resizable BAR)
+ * count in both. */
+typedef struct vxr_memory_info {
+    uint64_t device_local_bytes; /* VkDeviceMemory allocated in device-local types */
+    uint64_t device_local_used;  /* of it, the bytes buffers and images take */
+    uint64_t host_visible_bytes; /* VkDeviceMemory allocated in host-visible types */
+    uint64_t host_visible_used;  /* of it, the bytes buffers and images take */
+    uint32_t blocks;             /* VkDeviceMemory allocations, own ones included */
+    uint32_t dedicated;          /* of them, those holding one resource of its own */
+    uint32_t allocations;        /* buffers and images in them */
+} vxr_memory_info;
+
+/* Fills dest with the context's memory now (all renderers and targets of
+ * the context together). May be called from any thread. */
+VXR_API void vxr_context_memory(const vxr_context *ctx, vxr_memory_info *dest);
 /* The name of a VkResult ("VK_ERROR_DEVICE_LOST"); never NULL. */
 VXR_API const char *vxr_vk_result_string(VkResult result);
 
@@ -154,16 +239,19 @@ typedef struct vxr_renderer vxr_renderer;
  * vxr_renderer_upload_done or destroy. */
 VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
                                        VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
-/* Records an update of the instances into cmd: the scene must be the one
+/* Records an update of every instance into cmd: the scene must be the one
  * the renderer was created from (same models and instance count); its
  * instances' transforms and flags (HIDDEN, and CULLED as a culler left
- * them) may have changed. Rewrites the instance table and the instance
- * hierarchy in place with vkCmdUpdateBuffer, between
- * barriers, so that work recorded earlier (in cmd or in command buffers
- * submitted before it) reads the old instances and work recorded after it
- * the new ones; no octree is uploaded again and no pipeline is rebuilt.
- * Costs O(instances) on the CPU and in the command buffer.
- * VXR_ERROR_ARGUMENT for another scene or no cmd, VXR_ERROR_MEMORY. */
+ * them) may have changed, also by writes that went around vxr/edit.h.
+ * Rewrites the whole instance table and a hierarchy built afresh in place
+ * with vkCmdUpdateBuffer, between barriers, so that work recorded earlier
+ * (in cmd or in command buffers submitted before it) reads the old
+ * instances and work recorded after it the new ones; no octree is uploaded
+ * again and no pipeline is rebuilt. Costs O(instances log instances) on
+ * the CPU and O(instances) in the command buffer: a host that moves
+ * instances through vxr/edit.h calls vxr_renderer_update instead, which
+ * costs O(changed). VXR_ERROR_ARGUMENT for another scene or no cmd,
+ * VXR_ERROR_MEMORY. */
 VXR_API vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *scene,
                                                  VkCommandBuffer cmd, vxr_error *err);
 /* What vxr_renderer_update did. */
@@ -173,9 +261,12 @@ typedef struct vxr_update_info {
     uint64_t moved_bytes;  /* copied on the GPU: models that outgrew their ranges, new layouts */
     uint32_t models;       /* models whose octree data was written */
     uint32_t instances;    /* instance records written */
-    bool hierarchy;        /* the instance hierarchy was rebuilt and uploaded */
-    bool relayout;         /* a section was laid out afresh in new buffers */
-    double cpu_ms;         /* CPU time of the call, recording included */
+    uint32_t instances_checked; /* instance records computed and compared */
+    uint32_t bvh_nodes;         /* instance hierarchy nodes written */
+    bool hierarchy;             /* the instance hierarchy was rebuilt and uploaded whole */
+    bool refit;                 /* it was refitted: only its changed nodes were written */
+    bool relayout;              /* a section was laid out afresh in new buffers */
+    double cpu_ms;              /* CPU time of the call, recording included */
 } vxr_update_info;
 
 /* Records into cmd the upload of what changed in scene since the last
@@ -185,6 +276,23 @@ typedef struct vxr_update_info {
  * instance records that differ (transforms, flags including CULLED, bounds
  * that followed a model) and, when any did, the instance hierarchy. Removed
  * models give their ranges back.
+ *
+ * Instances: the update looks only at the instances on the scene's change
+ * list since its last update (vxr_scene_instance_changes, vxr/edit.h) and
+ * the instances of models that changed, writes the records among them
+ * that differ from the uploaded ones (coalesced runs), and brings the
+ * renderer's instance hierarchy up to date with vxr_bvh_update (vxr/bvh.h):
+ * in place (boxes refitted above moved items, instances that appeared or
+ * disappeared put into or taken out of leaves), writing only the nodes and
+ * item entries that changed, or built afresh and uploaded whole when many
+ * changed or the changes wore it down. Moving, hiding, showing or culling
+ * k instances costs O(k log instances) on the CPU and in the command
+ * buffer (info says which way it went). Changes written
+ * into scene->instances around vxr/edit.h are not seen (unless stamped
+ * with vxr_scene_touch_instance). An update the list cannot answer (the
+ * first one when the scene changed after vxr_renderer_create and nothing
+ * took the list at that version, or one after the list dropped what this
+ * renderer had not taken) compares every instance instead (O(instances)).
  *
  * Each model owns ranges of the node, brick-attribute and attribute
  * buffers with room to grow; one that outgrows them moves (a GPU copy),
@@ -221,36 +329,70 @@ VXR_API void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
 VXR_API void vxr_renderer_destroy(vxr_renderer *r);
 
-/* Target: width x height pixels (both 1..VXR_MAX_TARGET_SIZE).
- *   picks     false: also write a vxr_gpu_pick per pixel (row 0 at the top)
- *   readback  false: also copy the colours into host-visible memory */
+/* Target: where frames go. width x height pixels (both
+ * 1..VXR_MAX_TARGET_SIZE), either vxr's own image or a rectangle of the
+ * host's. A zero-initialised desc besides the size is vxr's own RGBA8 image
+ * and nothing else. Each field's default, and what setting it does:
+ *   picks     false: no records. true: also write a vxr_gpu_pick per pixel
+ *             (row 0 at the top), host-visible (vxr_target_picks)
+ *   readback  false: none. true: also copy the colours (and the depth, with
+ *             `depth`) into host-visible memory (vxr_target_colors,
+ *             vxr_target_depth); own image only
+ *   depth     false: no depth. true: keep a float per pixel, the frame's
+ *             depth in the camera's convention: what vxr_frame's depth_in
+ *             and depth_out copy from and to the host's images
+ *   image, view, format  VK_NULL_HANDLE: vxr's own image (below). Else the
+ *             host's 2D image, a view of it (one mip level and layer) and
+ *             their format: VK_FORMAT_R8G8B8A8_UNORM, B8G8R8A8_UNORM or
+ *             R16G16B16A16_SFLOAT (any format with storage support), STORAGE
+ *             usage; the device needs shaderStorageImageWriteWithoutFormat.
+ *             vxr writes only the rectangle [x, x + width) x [y, y + height)
+ *             and never destroys the image; it must outlive the target.
+ *   x, y      0: the rectangle's corner in the host image.
+ * vxr's own image: VK_FORMAT_R8G8B8A8_UNORM, usage STORAGE | SAMPLED |
+ * TRANSFER_SRC, in VK_IMAGE_LAYOUT_GENERAL after a render with its shader
+ * writes visible to transfers and to shader reads (sampling) at the compute
+ * and fragment stages.
+ * Colour space: vxr writes sRGB-encoded colour (the palette's values, shaded),
+ * as it is, into any format: right for a UNORM image shown or sampled as
+ * it is (or a swapchain that is not _SRGB); a host with a float (linear)
+ * pipeline decodes it (the sRGB transfer function) when it reads. */
 #define VXR_MAX_TARGET_SIZE 16384u /* pixels per side */
 
 typedef struct vxr_target_desc {
     uint32_t width, height;
     bool picks;
     bool readback;
+    bool depth;
+    VkImage image;
+    VkImageView view;
+    VkFormat format;
+    uint32_t x, y;
 } vxr_target_desc;
 
 typedef struct vxr_target vxr_target;
 
+/* VXR_ERROR_ARGUMENT with the reason for a bad size, a rectangle outside
+ * 1..VXR_MAX_TARGET_SIZE, readback of a host image, or a host image without
+ * its view or format. */
 VXR_API vxr_result vxr_target_create(vxr_context *ctx, const vxr_target_desc *desc,
                                      vxr_target **dest, vxr_error *err);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
 VXR_API void vxr_target_destroy(vxr_target *t);
-/* The colour image: VK_FORMAT_R8G8B8A8_UNORM, usage STORAGE | TRANSFER_SRC,
- * in VK_IMAGE_LAYOUT_GENERAL after a render (shader writes made available
- * to transfer reads). */
+/* The colour image: vxr's own (see vxr_target_desc) or the host's. */
 VXR_API VkImage vxr_target_image(const vxr_target *t);
+/* vxr's own image's view (VK_FORMAT_R8G8B8A8_UNORM, for sampling in
+ * GENERAL), or the host's view. */
+VXR_API VkImageView vxr_target_view(const vxr_target *t);
 /* Records a copy of the target's last frame (recorded before it into cmd
  * or into a command buffer submitted earlier; the target must have been
- * rendered at least once) into a host image dst of the
- * target's size: dst goes from dst_layout (UNDEFINED drops its contents)
- * to TRANSFER_DST_OPTIMAL, waiting for earlier work at the transfer stage
- * (where a host waits on a swapchain's acquire semaphore), then a blit
- * (nearest, unscaled, converting the format) writes it; dst is left in
- * TRANSFER_DST_OPTIMAL with the writes done at the transfer stage. dst
- * needs TRANSFER_DST usage and a format with BLIT_DST support. */
+ * rendered at least once, into vxr's own image) into a host image dst of
+ * the target's size: dst goes from dst_layout (UNDEFINED drops its
+ * contents) to TRANSFER_DST_OPTIMAL, waiting for earlier work at the
+ * transfer stage (where a host waits on a swapchain's acquire semaphore),
+ * then a blit (nearest, unscaled, converting the format) writes it; dst is
+ * left in TRANSFER_DST_OPTIMAL with the writes done at the transfer stage.
+ * dst needs TRANSFER_DST usage and a format with BLIT_DST support. */
 VXR_API void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout,
                              VkCommandBuffer cmd);
 /* After the command buffer of the last render completed: width * height
@@ -259,13 +401,62 @@ VXR_API void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layou
 VXR_API const uint32_t *vxr_target_colors(const vxr_target *t);
 /* Likewise the pick records; NULL without picks. */
 VXR_API const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
+/* Likewise the depth (width * height floats, rows from the top); NULL
+ * without depth and readback. */
+VXR_API const float *vxr_target_depth(const vxr_target *t);
 
-/* Records one frame: a ray per pixel from cam (after vxr_camera_setup, its
- * width and height equal to the target's), grid N as in vxr_pick_ray (0 or
- * 1: voxels). Returns VXR_ERROR_ARGUMENT for a mismatched camera or a bad
- * grid, or the failure of creating the grid's pipeline on first use; err
- * (may be NULL) says why. The recorded work reads the renderer's buffers
- * and writes the target; both must stay alive until it completes. */
+/* A host image a frame copies depth from or to (through the target's
+ * depth), and its layouts around the frame. */
+typedef struct vxr_host_image {
+    VkImage image;        /* VK_NULL_HANDLE: none */
+    VkFormat format;      /* VK_FORMAT_D32_SFLOAT, D32_SFLOAT_S8_UINT (the depth
+                             aspect) or R32_SFLOAT */
+    VkImageLayout before; /* its layout when the frame's work starts */
+    VkImageLayout after;  /* the layout the frame leaves it in */
+} vxr_host_image;
+
+/* One frame, for vxr_renderer_render_frame.
+ *   camera        the camera (vxr_camera_setup or vxr_camera_from_matrices),
+ *                 its size the target's
+ *   grid          0 or 1: voxels; N = 2^k: the editor grid of vxr_pick_ray
+ *   color_before, color_after  a target over a host image: the image's
+ *                 layout when the frame starts (UNDEFINED drops the whole
+ *                 image's contents, other rectangles included: say the real
+ *                 layout to keep them, and always with depth_in) and the
+ *                 layout to leave it in. Ignored for vxr's own image.
+ *   depth_in      none, or the host's depth (TRANSFER_SRC usage), copied
+ *                 into the target's depth first: a pixel whose voxel is not
+ *                 nearer than it (or that misses) keeps the host's colour and
+ *                 depth, and rays stop once they pass it. Needs `depth`.
+ *   depth_out     none, or a host image (TRANSFER_DST usage) the frame's
+ *                 depth is copied into: the voxels' depth, or with depth_in
+ *                 the nearer of the two; the far value where nothing was hit.
+ *                 May be depth_in's image (its `before` is then ignored).
+ *                 Needs `depth`.
+ * Synchronisation with the host: vxr's first use of each host image waits
+ * for all earlier work on the queue (ALL_COMMANDS, memory writes), and its
+ * writes are made available and visible to all later work (ALL_COMMANDS,
+ * memory reads and writes) as the image reaches its `after` layout. Images
+ * stay on the context's queue family. */
+typedef struct vxr_frame {
+    const vxr_camera *camera;
+    uint32_t grid;
+    VkImageLayout color_before, color_after;
+    vxr_host_image depth_in, depth_out;
+} vxr_frame;
+
+/* Records one frame (see vxr_frame): a ray per pixel from the camera, traced
+ * through the scene, shaded into the target's colour, with its depth and pick
+ * records as the target keeps them. Never compiles a pipeline. Returns
+ * VXR_ERROR_ARGUMENT, with the reason in err (may be NULL), for a camera
+ * that was not set up or whose size is not the target's, a bad grid, depth
+ * images without a target depth or of another format. The recorded work
+ * reads the renderer's buffers and writes the target (and host images); all
+ * must stay alive until it completes. */
+VXR_API vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_frame *frame,
+                                             VkCommandBuffer cmd, vxr_error *err);
+/* vxr_renderer_render_frame with only a camera and a grid (a host image
+ * target goes from and back to GENERAL). */
 VXR_API vxr_result vxr_renderer_render(vxr_renderer *r, vxr_target *t, const vxr_camera *cam,
                                        uint32_t grid, VkCommandBuffer cmd, vxr_error *err);
 

@@ -1,0 +1,45 @@
+# Host cameras on the command line (DESIGN.md §5): for a camera file, render
+# --depth writes W*H float32 depths, the far value exactly where --hits has
+# no hit and a nearer one where it has; pickcheck of the same camera passes.
+#   cmake -DVXR=vxr -DCAMERA=file.json -DFAR=hex -DWORK=dir -P camera.cmake
+# FAR: the far depth as little-endian hex (0000803f for 1, 00000000 for 0).
+file(MAKE_DIRECTORY ${WORK})
+get_filename_component(name ${CAMERA} NAME_WE)
+set(depth ${WORK}/${name}.depth)
+set(hits ${WORK}/${name}.hits)
+file(REMOVE ${depth} ${hits})
+execute_process(COMMAND ${VXR} render --validate @demo --camera ${CAMERA} --size 32x24
+                        --out ${WORK}/${name}.png --depth ${depth} --hits ${hits}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "vxr render --camera ${CAMERA}: exit status ${rc}: ${err}")
+endif()
+file(SIZE ${depth} size)
+if(NOT size EQUAL 3072)
+    message(FATAL_ERROR "${depth}: ${size} bytes, expected 32 x 24 x 4 = 3072")
+endif()
+file(READ ${depth} hex HEX)
+file(STRINGS ${hits} lines)
+set(i 0)
+set(hit_count 0)
+foreach(line IN LISTS lines)
+    math(EXPR at "${i} * 8")
+    string(SUBSTRING "${hex}" ${at} 8 value)
+    if(line MATCHES "^{\"hit\":true")
+        math(EXPR hit_count "${hit_count} + 1")
+        if(value STREQUAL FAR)
+            message(FATAL_ERROR "pixel ${i}: a hit at the far depth")
+        endif()
+    elseif(NOT value STREQUAL FAR)
+        message(FATAL_ERROR "pixel ${i}: a miss at depth ${value}, not ${FAR}")
+    endif()
+    math(EXPR i "${i} + 1")
+endforeach()
+if(NOT i EQUAL 768 OR hit_count LESS 50)
+    message(FATAL_ERROR "${i} records, ${hit_count} hits")
+endif()
+execute_process(COMMAND ${VXR} pickcheck --validate @demo --camera ${CAMERA} --size 64x48
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "3072 passed, 0 failed")
+    message(FATAL_ERROR "vxr pickcheck --camera ${CAMERA}: exit status ${rc}: ${out}${err}")
+endif()
