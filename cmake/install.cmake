@@ -18,8 +18,10 @@ install(TARGETS ${vxr_targets} EXPORT vxrTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY core/include/vxr DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES shaders/vxr_layout.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Every public header under include/vxr/, the generated ones (version.h and
+# the copy of shaders/vxr_layout.h) included.
+install(DIRECTORY core/include/vxr ${VXR_GENERATED_INCLUDE}/vxr
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET vxr_renderer)
     install(DIRECTORY renderer/include/vxr DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
@@ -40,3 +42,39 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vxrConfigVersion.cm
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vxrConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/vxrConfigVersion.cmake
         DESTINATION ${vxr_cmake_dir})
+
+# pkg-config files (vxr-core, vxr-renderer), relocatable: the prefix is
+# found from the .pc file's own directory, so `cmake --install --prefix`
+# anywhere gives correct paths.
+set(vxr_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(IS_ABSOLUTE "${vxr_pc_dir}")
+    set(VXR_PC_PREFIX ${CMAKE_INSTALL_PREFIX})
+else()
+    file(RELATIVE_PATH vxr_pc_up /vxr-prefix/${vxr_pc_dir} /vxr-prefix)
+    string(REGEX REPLACE "/$" "" vxr_pc_up "${vxr_pc_up}")
+    set(VXR_PC_PREFIX "\${pcfiledir}/${vxr_pc_up}")
+endif()
+foreach(dir LIBDIR INCLUDEDIR)
+    if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+        set(VXR_PC_${dir} ${CMAKE_INSTALL_${dir}})
+    else()
+        set(VXR_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+    endif()
+endforeach()
+configure_file(cmake/vxr-core.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vxr-core.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vxr-core.pc DESTINATION ${vxr_pc_dir})
+if(TARGET vxr_renderer)
+    set(VXR_PC_RENDERER_LIBS_PRIVATE "")
+    foreach(lib ${CMAKE_DL_LIBS})
+        string(APPEND VXR_PC_RENDERER_LIBS_PRIVATE " -l${lib}")
+    endforeach()
+    # The Vulkan headers' directories, as Vulkan::Headers has them.
+    set(VXR_PC_VULKAN_CFLAGS "")
+    foreach(dir ${Vulkan_INCLUDE_DIRS})
+        if(NOT dir IN_LIST CMAKE_C_IMPLICIT_INCLUDE_DIRECTORIES)
+            string(APPEND VXR_PC_VULKAN_CFLAGS " -I${dir}")
+        endif()
+    endforeach()
+    configure_file(cmake/vxr-renderer.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vxr-renderer.pc @ONLY)
+    install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vxr-renderer.pc DESTINATION ${vxr_pc_dir})
+endif()

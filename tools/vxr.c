@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "vxr/version.h"
 
 typedef struct command {
     const char *name, *sub; /* "bench" "pick"; sub NULL for a plain command */
@@ -55,6 +56,10 @@ static const command commands[] = {
      "SCENE [--json] [--runs N] [--edits N] [--size WxH]\n"
      "                               live edits (voxel, 16^3 box, r32 sphere): CPU, upload\n"
      "                               and GPU cost vs a full rebuild; rendering after edits"},
+    {"bench", "instances", cmd_bench_instances,
+     "SCENE [--moves N] [--runs N] [--json]\n"
+     "                               instances moved through the scene API and updated:\n"
+     "                               CPU, upload, refit or build, vs a full rebuild"},
     {"bench", "spheres", cmd_bench_spheres,
      "--n N [--json] sphere tree query/insert/remove/move vs brute force"},
 };
@@ -90,6 +95,10 @@ int main(int argc, char **argv) {
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(name, "--version")) {
+        printf("vxr %s\n", vxr_version());
         return EXIT_OK;
     }
     bool known = false;

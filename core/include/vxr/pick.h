@@ -93,9 +93,9 @@ VXR_API vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray,
 
 /* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
  * two corners of each edge, ascending (the tables of shaders/vxr_trace.h). */
-extern const uint8_t vxr_face_corners[6][4];
-extern const uint8_t vxr_face_edges[6][4];
-extern const uint8_t vxr_edge_corners[12][2];
+extern VXR_API const uint8_t vxr_face_corners[6][4];
+extern VXR_API const uint8_t vxr_face_edges[6][4];
+extern VXR_API const uint8_t vxr_edge_corners[12][2];
 
 #ifdef __cplusplus
 }

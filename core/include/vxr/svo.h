@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 #include "vxr/core.h"
-#include "vxr_layout.h"
+#include "vxr/vxr_layout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,12 +1,24 @@
-/* Links vxr::core and vxr::renderer from outside the project: builds the
- * demo scene, picks one ray, and opens a renderer context (exit 3 when no
- * Vulkan device is usable, like the vxr tool). */
+/* Links vxr::core and vxr::renderer from outside the project: checks the
+ * library's version against its headers', builds the demo scene, picks one
+ * ray, and opens a renderer context (exit 3 when no Vulkan device is usable,
+ * like the vxr tool). */
 #include <stdio.h>
-#include <vxr/pick.h>
+#include <string.h>
 #include <vxr/formats.h>
+#include <vxr/pick.h>
 #include <vxr/renderer.h>
+#include <vxr/version.h>
+#include <vxr/vxr_layout.h>
 
 int main(void) {
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", VXR_VERSION_MAJOR, VXR_VERSION_MINOR,
+             VXR_VERSION_PATCH);
+    if (strcmp(vxr_version(), VXR_VERSION_STRING) || strcmp(version, VXR_VERSION_STRING)) {
+        fprintf(stderr, "consumer: library %s, headers %s (%s)\n", vxr_version(),
+                VXR_VERSION_STRING, version);
+        return 1;
+    }
     vxr_scene *scene;
     vxr_error err = {{0}};
     if (vxr_scene_load("@demo", &scene, &err) != VXR_OK) {
@@ -33,7 +45,8 @@ int main(void) {
     }
     vxr_context_info info;
     vxr_context_get_info(ctx, &info);
-    printf("consumer: picked instance %u; renderer on %s\n", pick.instance, info.device_name);
+    printf("consumer: vxr %s (blob version %u); picked instance %u; renderer on %s\n",
+           vxr_version(), VXR_BLOB_VERSION, pick.instance, info.device_name);
     vxr_context_destroy(ctx);
     return 0;
 }
