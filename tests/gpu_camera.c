@@ -432,6 +432,99 @@ static void test_host_images(void) {
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
 
+static float half_to_float(uint16_t h) {
+    int e = (h >> 10) & 31, m = h & 1023;
+    float v = e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m | 1024), e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+/* A host image of another format (BGRA8, RGBA16F) holds the colours of
+ * vxr's own RGBA8 image: the same bytes swapped, or the same values within
+ * the 8-bit rounding. */
+static void test_host_formats(void) {
+    vxr_scene *s = NULL;
+    vxr_error err = {{0}};
+    CHECK(vxr_scene_load("@demo", &s, &err) == VXR_OK);
+    if (!s) return;
+    vxr_renderer *ren = NULL;
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+    CHECK(vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK);
+    CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    const VkFormat formats[2] = {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT};
+    for (int f = 0; ren && f < 2; f++) {
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(gpu.info.physical_device, formats[f], &fp);
+        if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+            fprintf(stderr, "  format %d: no storage support, skipped\n", (int)formats[f]);
+            continue;
+        }
+        uint32_t texel = f ? 8 : 4;
+        host_image color;
+        CHECK(host_image_create(formats[f], W, H,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                &color));
+        vxr_camera cam;
+        make_camera(s, 2, &cam);
+        vxr_target *t = NULL, *own = NULL;
+        vxr_target_desc td = {.width = W,
+                              .height = H,
+                              .image = color.image,
+                              .view = color.view,
+                              .format = formats[f]};
+        vxr_target_desc od = {.width = W, .height = H, .readback = true};
+        CHECK(vxr_target_create(gpu.ctx, &td, &t, &err) == VXR_OK);
+        CHECK(vxr_target_create(gpu.ctx, &od, &own, &err) == VXR_OK);
+        VkBuffer rb = VK_NULL_HANDLE;
+        VkDeviceMemory rm = VK_NULL_HANDLE;
+        void *map = NULL;
+        CHECK(readback_create((VkDeviceSize)W * H * texel, &rb, &rm, &map));
+        if (t && own && map) {
+            CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+            const VkImageLayout src = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+            vxr_frame fr = {.camera = &cam,
+                            .grid = 1,
+                            .color_before = VK_IMAGE_LAYOUT_UNDEFINED,
+                            .color_after = src};
+            CHECK(vxr_renderer_render_frame(ren, t, &fr, gpu.cmd, &err) == VXR_OK);
+            CHECK(vxr_renderer_render(ren, own, &cam, 1, gpu.cmd, &err) == VXR_OK);
+            VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                        .imageExtent = {W, H, 1}};
+            vkCmdCopyImageToBuffer(gpu.cmd, color.image, src, rb, 1, &region);
+            VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+            vkCmdPipelineBarrier(gpu.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+            CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+            const uint32_t *ref = vxr_target_colors(own);
+            size_t bad = 0;
+            for (size_t p = 0; p < (size_t)W * H; p++)
+                for (int c = 0; c < 4; c++) {
+                    int want = (int)(ref[p] >> (8 * c) & 255u), got;
+                    if (f == 0) { /* B, G, R, A */
+                        got = ((const uint8_t *)map)[4 * p + (size_t)(c == 3 ? 3 : 2 - c)];
+                        bad += got != want;
+                    } else {
+                        float v = half_to_float(((const uint16_t *)map)[4 * p + (size_t)c]);
+                        got = (int)lrintf(v * 255.0f);
+                        bad += abs(got - want) > 1;
+                    }
+                }
+            fprintf(stderr, "  format %d: %zu of %d channels differ\n", (int)formats[f], bad,
+                    W * H * 4);
+            CHECK_EQ_INT(bad, 0);
+        }
+        if (rb) vkDestroyBuffer(gpu.info.device, rb, NULL);
+        if (rm) vkFreeMemory(gpu.info.device, rm, NULL);
+        vxr_target_destroy(t);
+        vxr_target_destroy(own);
+        host_image_destroy(&color);
+    }
+    vxr_renderer_destroy(ren);
+    vxr_scene_destroy(s);
+    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
+}
+
 /* Bad cameras are refused with a reason. */
 static void test_bad_matrices(void) {
     vxr_mat4 view = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, proj;
@@ -458,7 +551,7 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
     static const vxr_test_case tests[] = {TEST(test_host_cameras), TEST(test_host_images),
-                                          TEST(test_bad_matrices)};
+                                          TEST(test_host_formats), TEST(test_bad_matrices)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);
