@@ -1,5 +1,6 @@
 /* The camera of DESIGN.md §2. Compiled like the rest of core/ with
  * -ffp-contract=off: a pixel's ray comes from shaders/vxr_trace.h, as on the GPU. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,17 @@ static void cross3(const float a[3], const float b[3], float dest[3]) {
     dest[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* Every derived field finite, the steps' scale tan_half_fov positive. */
+static bool camera_finite(const vxr_camera *c) {
+    bool ok = isfinite(c->tan_half_fov) && c->tan_half_fov > 0.0f && isfinite(c->aspect) &&
+              c->aspect > 0.0f;
+    for (int k = 0; k < 3; k++)
+        ok = ok && isfinite(c->eye[k]) && isfinite(c->target[k]) && isfinite(c->forward[k]) &&
+             isfinite(c->right[k]) && isfinite(c->up[k]);
+    for (int k = 0; k < 4; k++) ok = ok && isfinite(c->depth_z[k]) && isfinite(c->depth_w[k]);
+    return ok;
+}
+
 /* Pinhole depth: a perspective projection looking along f from the eye,
  * near 0.1, far 10^5, Vulkan's 0..1 range. */
 #define PINHOLE_NEAR 0.1
@@ -30,7 +42,12 @@ vxr_result vxr_camera_setup(vxr_camera *c) {
     for (int k = 0; k < 3; k++) ok = ok && isfinite(c->eye[k]) && isfinite(c->target[k]);
     if (!ok) return VXR_ERROR_ARGUMENT;
     float f[3] = {c->target[0] - c->eye[0], c->target[1] - c->eye[1], c->target[2] - c->eye[2]};
-    if (f[0] == 0.0f && f[1] == 0.0f && f[2] == 0.0f) return VXR_ERROR_ARGUMENT;
+    /* The float length normalize3 takes needs a squared length that is a
+     * normal float: checked in double, which neither overflows nor
+     * underflows here (eye 1e20 from the target, or 1e-30, is refused). */
+    double len2 = 0;
+    for (int k = 0; k < 3; k++) len2 += (double)f[k] * (double)f[k];
+    if (!(len2 >= (double)FLT_MIN && len2 <= (double)FLT_MAX)) return VXR_ERROR_ARGUMENT;
     normalize3(f);
     float up[3] = {0, 0, 1};
     if (f[0] == 0.0f && f[1] == 0.0f) {
@@ -57,7 +74,7 @@ vxr_result vxr_camera_setup(vxr_camera *c) {
     }
     c->depth_z[3] = (float)(b - a * fe);
     c->depth_w[3] = (float)-fe;
-    return VXR_OK;
+    return camera_finite(c) ? VXR_OK : VXR_ERROR_ARGUMENT;
 }
 
 /* 4x4 matrices in double, column-major m[column][row]. */
@@ -198,6 +215,11 @@ vxr_result vxr_camera_from_matrices(vxr_camera *c, vxr_mat4 view, vxr_mat4 proj,
     c->reverse_z = reverse;
     c->tan_half_fov = 1.0f; /* the steps hold the field of view and aspect */
     c->aspect = 1.0f;
+    if (!camera_finite(c)) {
+        memset(c, 0, sizeof *c);
+        return matrix_fail(err, "a derived camera vector is not finite in float (entries too "
+                                "large or too small)");
+    }
     return VXR_OK;
 }
 

@@ -2,39 +2,132 @@
  * argument to a loader (vxr/formats.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
-vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err) {
+/* Opens path for reading ("-": standard input, left open); refuses
+ * directories. */
+static vxr_result open_input(const char *path, int *fd, vxr_error *err) {
+    if (!strcmp(path, "-")) {
+        *fd = STDIN_FILENO;
+    } else {
+        do *fd = open(path, O_RDONLY | O_CLOEXEC);
+        while (*fd < 0 && errno == EINTR);
+        if (*fd < 0) return vxr_fail(err, VXR_ERROR_IO, "cannot open: %s", strerror(errno));
+    }
+    struct stat st;
+    if (fstat(*fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (*fd != STDIN_FILENO) close(*fd);
+        return vxr_fail(err, VXR_ERROR_IO, "is a directory, not a file");
+    }
+    return VXR_OK;
+}
+
+static void close_input(int fd) {
+    if (fd != STDIN_FILENO) close(fd);
+}
+
+static vxr_result too_large(vxr_error *err, uint64_t max) {
+    return vxr_fail(err, VXR_ERROR_LIMIT, "file too large (over %llu bytes)",
+                    (unsigned long long)max);
+}
+
+/* A regular file's size when fstat knows it, else UINT64_MAX. */
+static uint64_t known_size(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+}
+
+/* Reads from fd into buf[*n..want) until want bytes are there or the input
+ * ends (*eof). */
+static vxr_result read_some(int fd, uint8_t *buf, size_t *n, size_t want, bool *eof,
+                            vxr_error *err) {
+    while (*n < want) {
+        size_t ask = want - *n < ((size_t)1 << 30) ? want - *n : (size_t)1 << 30;
+        ssize_t got = read(fd, buf + *n, ask);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return vxr_fail(err, VXR_ERROR_IO, "read error: %s", strerror(errno));
+        if (got == 0) {
+            *eof = true;
+            break;
+        }
+        *n += (size_t)got;
+    }
+    return VXR_OK;
+}
+
+/* Reads the rest of fd after the n bytes already in *buf (capacity *cap),
+ * keeping at most max bytes; one more is over the limit. */
+static vxr_result read_rest(int fd, uint64_t max, uint8_t **buf, size_t *n, size_t *cap, bool eof,
+                            vxr_error *err) {
+    if (max > SIZE_MAX - 1) max = SIZE_MAX - 1;
+    uint64_t known = known_size(fd);
+    if (known != UINT64_MAX && known > max) return too_large(err, max);
+    while (!eof) {
+        if (*n == *cap) {
+            if (*cap > max) return too_large(err, max);
+            /* Exact for a regular file: one more byte tells whether it grew. */
+            size_t next = *cap <= (max + 1) / 2 ? *cap * 2 : (size_t)max + 1;
+            if (known < next && known + 1 > *cap) next = (size_t)known + 1;
+            uint8_t *b = realloc(*buf, next);
+            if (!b) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory reading %zu bytes", next);
+            *buf = b;
+            *cap = next;
+        }
+        vxr_result r = read_some(fd, *buf, n, *cap, &eof, err);
+        if (r != VXR_OK) return r;
+    }
+    if (*n > max) return too_large(err, max);
+    return VXR_OK;
+}
+
+/* Reads and drops the rest of fd after n bytes: VXR_OK when it ends within
+ * max bytes in all, else too large. For inputs whose bytes are not wanted. */
+static vxr_result drain(int fd, uint64_t max, size_t n, bool eof, vxr_error *err) {
+    uint64_t known = known_size(fd);
+    if (known != UINT64_MAX) return known > max ? too_large(err, max) : VXR_OK;
+    enum { SCRATCH = 1 << 20 };
+    uint8_t *scratch = eof ? NULL : malloc(SCRATCH);
+    if (!eof && !scratch) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    uint64_t total = n;
+    vxr_result r = VXR_OK;
+    while (r == VXR_OK && !eof && total <= max) {
+        size_t got = 0;
+        r = read_some(fd, scratch, &got, SCRATCH, &eof, err);
+        total += got;
+    }
+    free(scratch);
+    if (r == VXR_OK && total > max) r = too_large(err, max);
+    return r;
+}
+
+vxr_result vxr_read_file_max(const char *path, uint64_t max, uint8_t **data, size_t *size,
+                             vxr_error *err) {
     *data = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return vxr_fail(err, VXR_ERROR_IO, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
+    int fd;
+    vxr_result r = open_input(path, &fd, err);
+    if (r != VXR_OK) return r;
+    size_t n = 0, cap = 1 << 16;
     uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory reading %zu bytes", n);
-        }
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-        if (!b) free(buf);
-        buf = b;
-        cap *= 2;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
+    r = buf ? read_rest(fd, max, &buf, &n, &cap, false, err)
+            : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    close_input(fd);
+    if (r != VXR_OK) {
         free(buf);
-        return vxr_fail(err, VXR_ERROR_IO, "read error");
+        return r;
     }
     *data = buf;
     *size = n;
     return VXR_OK;
+}
+
+vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err) {
+    return vxr_read_file_max(path, UINT64_MAX, data, size, err);
 }
 
 vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err) {
@@ -62,9 +155,9 @@ vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_e
 }
 
 static const vxr_format formats[] = {
-    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, vxr_save_vox},
-    {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32},
-    {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo},
+    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, vxr_save_vox, VXR_VOX_MAX_BYTES},
+    {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32, VXR_VL32_MAX_BYTES},
+    {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo, VXR_VXO_MAX_BYTES},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };
 
@@ -115,6 +208,46 @@ void vxr_format_output_list(char *dest, size_t size) {
     list_extensions(true, dest, size);
 }
 
+/* The largest limit of the table: inputs of no known format. */
+static uint64_t largest_limit(void) {
+    uint64_t max = 0;
+    for (size_t i = 0; i < FORMATS; i++)
+        if (formats[i].max_size > max) max = formats[i].max_size;
+    return max;
+}
+
+/* Reads a scene file once: its format from the first bytes read (else from
+ * the name), then the rest up to that format's limit. When no format fits,
+ * *format is NULL, nothing is kept, and the input is still read through (up
+ * to the largest limit) to tell "too large" from "unknown". */
+static vxr_result read_scene_file(const char *path, uint8_t **data, size_t *size,
+                                  const vxr_format **format, vxr_error *err) {
+    enum { SNIFF = 1 << 16 };
+    *data = NULL;
+    *size = 0;
+    *format = NULL;
+    int fd;
+    vxr_result r = open_input(path, &fd, err);
+    if (r != VXR_OK) return r;
+    size_t n = 0, cap = SNIFF;
+    bool eof = false;
+    uint8_t *buf = malloc(cap);
+    r = buf ? read_some(fd, buf, &n, cap, &eof, err)
+            : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    const vxr_format *f = r == VXR_OK ? vxr_format_detect(path, buf, n) : NULL;
+    if (r == VXR_OK && f) r = read_rest(fd, f->max_size, &buf, &n, &cap, eof, err);
+    if (r == VXR_OK && !f) r = drain(fd, largest_limit(), n, eof, err);
+    close_input(fd);
+    if (r != VXR_OK || !f) {
+        free(buf);
+        return r;
+    }
+    *data = buf;
+    *size = n;
+    *format = f;
+    return VXR_OK;
+}
+
 static vxr_result unknown_format(vxr_error *err) {
     char list[128];
     list_extensions(false, list, sizeof list);
@@ -133,9 +266,9 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
     if (path[0] == '@') return vxr_scene_generate(path + 1, src, err);
     uint8_t *data;
     size_t size;
-    vxr_result r = vxr_read_file(path, &data, &size, err);
+    const vxr_format *f;
+    vxr_result r = read_scene_file(path, &data, &size, &f, err);
     if (r != VXR_OK) return r;
-    const vxr_format *f = vxr_format_detect(path, data, size);
     if (!f)
         r = unknown_format(err);
     else if (f->load_src)

@@ -1,8 +1,14 @@
 /* .vl32 (Eisenwave/voxel-io): headerless records of big-endian int32 x, y, z
- * and a big-endian ARGB colour; alpha 0 means empty. */
+ * and a big-endian ARGB colour; alpha 0 means empty. Saving streams (the
+ * records are made instance by instance into a small buffer), which is why
+ * the whole-or-nothing output files (vxr_output_*) live here too. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "internal.h"
 
 enum { RECORD = 16 };
@@ -85,17 +91,130 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
     return VXR_OK;
 }
 
+/* ---- output files, whole or not at all (vxr/formats.h) ---- */
+
+struct vxr_output {
+    FILE *f;
+    char *path, *tmp; /* tmp NULL: written in place (a device or a FIFO) */
+    int finished;     /* 1 finished, -1 failed */
+};
+
+vxr_result vxr_output_open(const char *path, vxr_output **dest, vxr_error *err) {
+    *dest = NULL;
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return vxr_fail(err, VXR_ERROR_IO, "is a directory");
+    vxr_output *o = calloc(1, sizeof *o);
+    size_t len = strlen(path);
+    char *name = o ? malloc(len + 1) : NULL;
+    if (!name) {
+        free(o);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    memcpy(name, path, len + 1);
+    o->path = name;
+    if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        /* /dev/null, /dev/stdout, a pipe: nothing to rename over */
+        o->f = fopen(path, "wb");
+        if (!o->f) {
+            vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot open: %s", strerror(errno));
+            vxr_output_abort(o);
+            return r;
+        }
+        *dest = o;
+        return VXR_OK;
+    }
+    /* beside path, so that the rename stays within one file system */
+    const size_t extra = sizeof ".tmp.." + 40;
+    o->tmp = malloc(len + extra);
+    if (!o->tmp) {
+        vxr_output_abort(o);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    int fd = -1;
+    static unsigned counter;
+    errno = 0;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(o->tmp, len + extra, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* less the umask */
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(o->tmp);
+        o->tmp = NULL;
+        vxr_output_abort(o);
+        return vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(e));
+    }
+    /* the file it replaces keeps its permissions */
+    if ((exists && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) ||
+        !(o->f = fdopen(fd, "wb"))) {
+        vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(errno));
+        if (!o->f) close(fd);
+        vxr_output_abort(o);
+        return r;
+    }
+    *dest = o;
+    return VXR_OK;
+}
+
+FILE *vxr_output_file(vxr_output *o) {
+    return o->f;
+}
+
+vxr_result vxr_output_finish(vxr_output *o, vxr_error *err) {
+    if (o->finished) return o->finished > 0 ? VXR_OK : vxr_fail(err, VXR_ERROR_IO, "cannot write");
+    int failed = fflush(o->f) != 0 || ferror(o->f);
+    int e = failed ? errno : 0;
+    if (!failed && o->tmp && fsync(fileno(o->f)) != 0) failed = 1, e = errno;
+    if (fclose(o->f) != 0 && !failed) failed = 1, e = errno;
+    o->f = NULL;
+    o->finished = failed ? -1 : 1;
+    return failed ? vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(e)) : VXR_OK;
+}
+
+vxr_result vxr_output_commit(vxr_output *o, vxr_error *err) {
+    vxr_result r = vxr_output_finish(o, err);
+    if (r == VXR_OK && o->tmp && rename(o->tmp, o->path) != 0)
+        r = vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(errno));
+    if (r == VXR_OK) {
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    vxr_output_abort(o);
+    return r;
+}
+
+void vxr_output_abort(vxr_output *o) {
+    if (!o) return;
+    if (o->f) fclose(o->f);
+    if (o->tmp) remove(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    free(o);
+}
+
+/* ---- saving ---- */
+
+enum { CHUNK = 1 << 16 }; /* records buffered between writes */
+
 typedef struct export_ctx {
     const vxr_scene *scene;
     int32_t R[9];
     int64_t t[3];
-    uint8_t *out;
+    uint8_t *out; /* the records so far, or (f) a buffer of CHUNK */
     size_t n;
+    FILE *f; /* streaming: full buffers go here */
+    int failed;
 } export_ctx;
 
 static void export_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
     export_ctx *e = user;
     const int64_t v[3] = {x, y, z};
+    if (e->f && e->n == CHUNK) {
+        if (!e->failed && fwrite(e->out, RECORD, CHUNK, e->f) != CHUNK) e->failed = 1;
+        e->n = 0;
+    }
     uint8_t *p = e->out + e->n++ * RECORD;
     for (int i = 0; i < 3; i++) {
         /* The cell [v, v+1) maps to [min, min+1) with min = R v + t, less
@@ -129,8 +248,7 @@ static int integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]
     return 1;
 }
 
-vxr_result vxr_save_vl32(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
-    *data = NULL;
+vxr_result vxr_vl32_size(const vxr_scene *s, uint64_t *size, vxr_error *err) {
     *size = 0;
     uint64_t total = 0;
     for (uint32_t i = 0; i < s->instance_count; i++) {
@@ -143,18 +261,69 @@ vxr_result vxr_save_vl32(const vxr_scene *s, uint8_t **data, size_t *size, vxr_e
                             "instance %u is not placed on whole cells (rotation other than an "
                             "axis permutation, or scale != 1): .vl32 cannot hold it",
                             i);
-        total += s->models[in->model].voxel_count;
+        total += s->models[in->model].voxel_count; /* < 2^32 * 2^32: no overflow */
     }
-    if (total > SIZE_MAX / RECORD) return vxr_fail(err, VXR_ERROR_LIMIT, "too many voxels");
-    export_ctx e = {s, {0}, {0}, malloc(total ? total * RECORD : 1), 0};
-    if (!e.out) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (total > VXR_VL32_MAX_RECORDS)
+        return vxr_fail(err, VXR_ERROR_LIMIT,
+                        "the .vl32 would hold %llu records (%llu bytes), over the limit of %llu "
+                        "records (%llu bytes)",
+                        (unsigned long long)total, (unsigned long long)total * RECORD,
+                        (unsigned long long)VXR_VL32_MAX_RECORDS,
+                        (unsigned long long)VXR_VL32_MAX_RECORDS * RECORD);
+    *size = total * RECORD;
+    return VXR_OK;
+}
+
+/* Every visible instance's voxels through export_voxel, instance order. */
+static void export_all(const vxr_scene *s, export_ctx *e) {
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const vxr_instance *in = &s->instances[i];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
-        integer_placement(&in->transform, e.R, e.t);
-        vxr_octree_foreach(&s->models[in->model], export_voxel, &e);
+        integer_placement(&in->transform, e->R, e->t);
+        vxr_octree_foreach(&s->models[in->model], export_voxel, e);
     }
+}
+
+vxr_result vxr_save_vl32(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
+    *data = NULL;
+    *size = 0;
+    uint64_t bytes;
+    vxr_result r = vxr_vl32_size(s, &bytes, err);
+    if (r != VXR_OK) return r;
+    if (bytes > SIZE_MAX) return vxr_fail(err, VXR_ERROR_LIMIT, "too many voxels");
+    export_ctx e = {s, {0}, {0}, malloc(bytes ? (size_t)bytes : 1), 0, NULL, 0};
+    if (!e.out)
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %llu bytes",
+                        (unsigned long long)bytes);
+    export_all(s, &e);
     *data = e.out;
     *size = e.n * RECORD;
     return VXR_OK;
+}
+
+vxr_result vxr_write_vl32(const vxr_scene *s, FILE *f, vxr_error *err) {
+    uint64_t bytes;
+    vxr_result r = vxr_vl32_size(s, &bytes, err);
+    if (r != VXR_OK) return r;
+    export_ctx e = {s, {0}, {0}, malloc((size_t)CHUNK * RECORD), 0, f, 0};
+    if (!e.out) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    export_all(s, &e);
+    if (!e.failed && e.n && fwrite(e.out, RECORD, e.n, f) != e.n) e.failed = 1;
+    free(e.out);
+    if (e.failed || ferror(f))
+        return vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(errno));
+    return VXR_OK;
+}
+
+vxr_result vxr_save_vl32_file(const vxr_scene *s, const char *path, vxr_error *err) {
+    uint64_t bytes;
+    vxr_result r = vxr_vl32_size(s, &bytes, err); /* before anything is created */
+    if (r != VXR_OK) return r;
+    vxr_output *o;
+    if ((r = vxr_output_open(path, &o, err)) != VXR_OK) return r;
+    if ((r = vxr_write_vl32(s, vxr_output_file(o), err)) != VXR_OK) {
+        vxr_output_abort(o);
+        return r;
+    }
+    return vxr_output_commit(o, err);
 }

@@ -9,6 +9,12 @@
  *   per instance: model flags rotation[9] scale translation[3]
  *                 view_distance                                   (16 words)
  *
+ * Words are uint32, int32 (origin, vmin, vmax) or float (the instance's
+ * last 14). A rotation is row-major and a signed axis permutation: one entry
+ * of each row and column is +1 or -1, the rest 0. That is the 24 rotations
+ * and their 24 mirror images, which MagicaVoxel files carry; vxr_save_vxo
+ * refuses any other rotation.
+ *
  * The loader trusts nothing: every count is checked against the bytes left,
  * every octree is validated (vxr_octree_validate), padding must be zero and
  * nothing may follow, so a file that loads is exactly what save writes. */
@@ -41,6 +47,27 @@ static vxr_result compact_models(const vxr_scene *s, const vxr_octree **dest, vx
         dest[i] = &copies[i];
     }
     return VXR_OK;
+}
+
+/* Whether R (row-major) is a signed axis permutation: per row exactly one
+ * entry +-1 and the others 0, each column used once. */
+static bool signed_permutation(const float R[9]) {
+    uint32_t used = 0;
+    for (int i = 0; i < 3; i++) {
+        int ones = 0, column = 0;
+        for (int k = 0; k < 3; k++) {
+            float v = R[3 * i + k];
+            if (v == 1 || v == -1) {
+                ones++;
+                column = k;
+            } else if (v != 0) {
+                return false;
+            }
+        }
+        if (ones != 1 || used & 1u << column) return false;
+        used |= 1u << column;
+    }
+    return true;
 }
 
 static bool saved(const vxr_instance *in) {
@@ -83,7 +110,15 @@ vxr_result vxr_save_vxo(const vxr_scene *s, uint8_t **data, size_t *size, vxr_er
     vxr_result r = models && copies ? compact_models(s, models, copies, err)
                                     : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     uint32_t instances = 0;
-    for (uint32_t i = 0; i < s->instance_count; i++) instances += saved(&s->instances[i]);
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (!saved(&s->instances[i])) continue;
+        instances++;
+        if (r == VXR_OK && !signed_permutation(s->instances[i].transform.rotation))
+            r = vxr_fail(err, VXR_ERROR_LIMIT,
+                         "instance %u has a rotation other than a signed axis permutation: .vxo "
+                         "cannot hold it",
+                         i);
+    }
     size_t total = (HEADER_WORDS + VXR_PALETTE_SIZE) * 4 + (size_t)instances * INSTANCE_WORDS * 4;
     for (uint32_t i = 0; r == VXR_OK && i < s->model_count; i++) total += model_bytes(models[i]);
     uint8_t *out = r == VXR_OK ? calloc(1, total) : NULL, *p = out;
@@ -226,6 +261,15 @@ vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_
         if (in->flags & ~(uint32_t)VXR_INSTANCE_HIDDEN)
             r = vxr_fail(err, VXR_ERROR_FORMAT, "byte %zu: instance %u has unknown flags 0x%x", at,
                          i, in->flags);
+        else if (!signed_permutation(in->transform.rotation))
+            r = vxr_fail(err, VXR_ERROR_FORMAT,
+                         "byte %zu: instance %u has rotation [%g %g %g; %g %g %g; %g %g %g], not a "
+                         "signed axis permutation (one entry +-1 per row and column, the rest 0)",
+                         at, i, (double)in->transform.rotation[0],
+                         (double)in->transform.rotation[1], (double)in->transform.rotation[2],
+                         (double)in->transform.rotation[3], (double)in->transform.rotation[4],
+                         (double)in->transform.rotation[5], (double)in->transform.rotation[6],
+                         (double)in->transform.rotation[7], (double)in->transform.rotation[8]);
         else
             r = vxr_instance_check(in, i, models, err);
     }

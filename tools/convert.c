@@ -1,5 +1,4 @@
 /* vxr convert: a scene into any format of the table vxr_formats writes. */
-#include <stdlib.h>
 #include "cli.h"
 #include "commands.h"
 
@@ -16,11 +15,8 @@ int cmd_convert(int argc, char **argv) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(in, &scene, &err);
     if (r != VXR_OK) return cli_fail(in, r, &err);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    r = format->save(scene, &data, &size, &err);
+    /* .vl32 streams: memory stays bounded whatever the instance count */
+    r = cli_save_scene(out, format, scene, NULL, &err);
     vxr_scene_destroy(scene);
-    if (r == VXR_OK) r = vxr_write_file(out, data, size, &err);
-    free(data);
     return r == VXR_OK ? EXIT_OK : cli_fail(out, r, &err);
 }

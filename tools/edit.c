@@ -13,9 +13,8 @@
 #include "vxr/edit.h"
 
 enum {
-    MAX_LINE = 4096, /* bytes of one line, its newline aside */
-    MAX_FIELDS = 9,  /* box: the operation and eight fields */
-    SHOWN = 40       /* bytes of a bad field quoted in a message */
+    MAX_FIELDS = 9, /* box: the operation and eight fields */
+    SHOWN = 40      /* bytes of a bad field quoted in a message */
 };
 /* What one step may touch (the editor's own limit, checked up front for
  * every operation) and the cells the editor reaches, -2^20 .. 2^20 - 1. */
@@ -323,37 +322,26 @@ static bool push(script *s, const op *o) {
     return true;
 }
 
-/* Reads and checks every line of the ops file. */
+/* Reads and checks every line of the ops file (cli_lines: any length). */
 static int read_script(const char *path, const vxr_scene *scene, script *dest) {
-    uint8_t *data;
-    size_t size;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_read_file(path, &data, &size, &err);
-    if (r != VXR_OK) return cli_fail(path, r, &err);
+    cli_lines in;
+    int status = cli_lines_open(&in, path);
+    if (status != EXIT_OK) return status;
     parser p = {path, 0, scene};
-    char *line = malloc(MAX_LINE + 1);
-    int status = line ? EXIT_OK : cli_fail(path, VXR_ERROR_MEMORY, NULL);
-    for (size_t at = 0; status == EXIT_OK && at < size;) {
-        const uint8_t *nl = memchr(data + at, '\n', size - at);
-        size_t len = (nl ? (size_t)(nl - data) : size) - at;
-        p.line++;
-        if (len > MAX_LINE) {
-            status = bad_line(&p, "line longer than %d bytes", MAX_LINE);
-        } else if (memchr(data + at, 0, len)) {
-            status = bad_line(&p, "NUL byte in the line");
-        } else {
-            memcpy(line, data + at, len);
-            line[len] = 0;
-            op o;
-            bool empty;
-            status = parse_line(&p, line, &o, &empty);
-            if (status == EXIT_OK && !empty && !push(dest, &o))
-                status = cli_fail(path, VXR_ERROR_MEMORY, NULL);
+    int got;
+    while (status == EXIT_OK && (got = cli_lines_next(&in)) != 0) {
+        if (got < 0) {
+            status = in.status;
+            break;
         }
-        at += len + 1;
+        p.line = in.line_no;
+        op o;
+        bool empty;
+        status = parse_line(&p, in.line, &o, &empty);
+        if (status == EXIT_OK && !empty && !push(dest, &o))
+            status = cli_fail(path, VXR_ERROR_MEMORY, NULL);
     }
-    free(line);
-    free(data);
+    cli_lines_close(&in);
     return status;
 }
 
@@ -461,7 +449,6 @@ int cmd_edit(int argc, char **argv) {
     script s = {0};
     tally t = {0};
     vxr_editor *editor = NULL;
-    uint8_t *data = NULL;
     size_t size = 0;
     double seconds = 0;
     int status = read_script(ops_path, scene, &s);
@@ -475,14 +462,12 @@ int cmd_edit(int argc, char **argv) {
         seconds = cli_now() - t0;
     }
     if (status == EXIT_OK) {
-        r = format->save(scene, &data, &size, &err);
-        if (r == VXR_OK) r = vxr_write_file(out_path, data, size, &err);
+        r = cli_save_scene(out_path, format, scene, &size, &err);
         /* A scene .vox or .vl32 cannot hold is bad input, not a usage error. */
         if (r != VXR_OK)
             status = cli_fail(out_path, r == VXR_ERROR_ARGUMENT ? VXR_ERROR_LIMIT : r, &err);
     }
     if (status == EXIT_OK) report(path, out_path, scene, &t, size, seconds, json);
-    free(data);
     free(t.done);
     free(t.undo_stack);
     free(s.ops);

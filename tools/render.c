@@ -1,39 +1,35 @@
-/* vxr render: a frame on the GPU to a PNG, and (--hits) its pick records. */
-#include <errno.h>
+/* vxr render: a frame on the GPU to a PNG, and (--hits) its pick records
+ * and (--depth) its depths. All outputs land together or none does: each is
+ * a temporary file until every one has been written. */
 #include <string.h>
 #include "commands.h"
 #include "gpu.h"
 
 /* The GPU's pick records as `vxr pick` prints them, row by row from the top. */
-static int write_hits(const char *path, const vxr_scene *scene, const vxr_camera *cam,
-                      const vxr_gpu_pick *recs) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
+static vxr_result write_hits(FILE *f, const vxr_scene *scene, const vxr_camera *cam,
+                             const vxr_gpu_pick *recs, vxr_error *err) {
     for (uint32_t j = 0; j < cam->height; j++)
         for (uint32_t i = 0; i < cam->width; i++) {
             vxr_ray ray;
             vxr_pick p;
             vxr_camera_ray(cam, i, j, &ray);
             char what[48];
-            vxr_error err = {{0}};
             snprintf(what, sizeof what, "pixel %u,%u", i, j);
             vxr_result r =
-                cli_expand_record(scene, &ray, &recs[(size_t)j * cam->width + i], what, &p, &err);
-            if (r != VXR_OK) {
-                fclose(f);
-                return cli_fail(path, r, &err);
-            }
+                cli_expand_record(scene, &ray, &recs[(size_t)j * cam->width + i], what, &p, err);
+            if (r != VXR_OK) return r;
             cli_print_pick(f, &p);
         }
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "vxr: %s: cannot write: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    return EXIT_OK;
+    return VXR_OK;
 }
+
+static vxr_result write_bytes(FILE *f, const void *data, size_t size, vxr_error *err) {
+    if (fwrite(data, 1, size, f) == size) return VXR_OK;
+    snprintf(err->message, sizeof err->message, "cannot write");
+    return VXR_ERROR_IO;
+}
+
+enum { OUT_PNG, OUT_DEPTH, OUT_HITS, OUTPUTS };
 
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
@@ -41,12 +37,23 @@ int cmd_render(int argc, char **argv) {
     if (!a.have_eye && !a.camera)
         return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z or --camera FILE");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
-    vxr_scene *scene;
-    cli_gpu gpu;
-    int status = cli_view_open("render", &a, 0, &scene, &gpu);
-    if (status != EXIT_OK) return status;
+    /* every output's temporary file first: a path that cannot be written
+     * fails before the frame is rendered, and leaves nothing behind */
+    const char *paths[OUTPUTS] = {a.out, a.depth, a.hits};
+    vxr_output *outs[OUTPUTS] = {NULL};
     vxr_error err = {{0}};
-    vxr_result r;
+    vxr_result r = VXR_OK;
+    int status = EXIT_OK;
+    for (int k = 0; k < OUTPUTS && status == EXIT_OK; k++)
+        if (paths[k] && (r = vxr_output_open(paths[k], &outs[k], &err)) != VXR_OK)
+            status = cli_fail(paths[k], r, &err);
+    vxr_scene *scene = NULL;
+    cli_gpu gpu;
+    if (status == EXIT_OK) status = cli_view_open("render", &a, 0, &scene, &gpu);
+    if (status != EXIT_OK) {
+        for (int k = 0; k < OUTPUTS; k++) vxr_output_abort(outs[k]);
+        return status;
+    }
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
     vxr_target_desc td = {.width = a.cam.width,
@@ -59,17 +66,35 @@ int cmd_render(int argc, char **argv) {
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
         (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
         r = cli_gpu_submit(&gpu, &err);
+    int failed = -1; /* the output that failed, if any */
     if (r != VXR_OK) {
         status = cli_fail(a.scene, r, &err);
-    } else if ((r = cli_write_png(a.out, vxr_target_colors(target), a.cam.width, a.cam.height,
-                                  &err)) != VXR_OK) {
-        status = cli_fail(a.out, r, &err);
-    } else if (a.depth && (r = vxr_write_file(a.depth, vxr_target_depth(target),
-                                              (size_t)a.cam.width * a.cam.height * sizeof(float),
-                                              &err)) != VXR_OK) {
-        status = cli_fail(a.depth, r, &err);
-    } else if (a.hits) {
-        status = write_hits(a.hits, scene, &a.cam, vxr_target_picks(target));
+    } else {
+        const size_t depth_bytes = (size_t)a.cam.width * a.cam.height * sizeof(float);
+        if ((r = cli_png_to(vxr_output_file(outs[OUT_PNG]), vxr_target_colors(target), a.cam.width,
+                            a.cam.height, &err)) != VXR_OK ||
+            (r = vxr_output_finish(outs[OUT_PNG], &err)) != VXR_OK) {
+            failed = OUT_PNG;
+        } else if (outs[OUT_DEPTH] &&
+                   ((r = write_bytes(vxr_output_file(outs[OUT_DEPTH]), vxr_target_depth(target),
+                                     depth_bytes, &err)) != VXR_OK ||
+                    (r = vxr_output_finish(outs[OUT_DEPTH], &err)) != VXR_OK)) {
+            failed = OUT_DEPTH;
+        } else if (outs[OUT_HITS] &&
+                   ((r = write_hits(vxr_output_file(outs[OUT_HITS]), scene, &a.cam,
+                                    vxr_target_picks(target), &err)) != VXR_OK ||
+                    (r = vxr_output_finish(outs[OUT_HITS], &err)) != VXR_OK)) {
+            failed = OUT_HITS;
+        }
+        if (failed >= 0) status = cli_fail(paths[failed], r, &err);
+    }
+    /* all written: put them in place */
+    for (int k = 0; k < OUTPUTS; k++) {
+        if (status == EXIT_OK && outs[k] && (r = vxr_output_commit(outs[k], &err)) != VXR_OK)
+            status = cli_fail(paths[k], r, &err);
+        else if (outs[k] && status != EXIT_OK)
+            vxr_output_abort(outs[k]);
+        outs[k] = NULL;
     }
     status = cli_validation_status("render", &gpu, a.validate, status);
     vkDeviceWaitIdle(gpu.info.device);

@@ -98,17 +98,57 @@ double cli_now(void);
 /* True when progress should be printed (stderr is a terminal, not --json). */
 bool cli_progress(bool json);
 /* Writes w x h RGBA8 pixels (red low, rows from the top) as a PNG, whole
- * or not at all (vxr_write_file); err may be NULL. */
+ * or not at all (vxr_output_*); err may be NULL. */
 vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uint32_t h,
                          vxr_error *err);
+/* The same PNG into an open file (an output of several, vxr_output_file). */
+vxr_result cli_png_to(FILE *f, const uint32_t *rgba, uint32_t w, uint32_t h, vxr_error *err);
+/* Writes a buffer to path, whole or not at all, keeping an existing file's
+ * permissions (vxr_output_*); err may be NULL. */
+vxr_result cli_write_whole(const char *path, const void *data, size_t size, vxr_error *err);
+/* Saves scene to path in format (of vxr_format_for_output), whole or not
+ * at all: .vl32 streams in bounded memory (vxr_save_vl32_file), the others
+ * through their buffer. *size (may be NULL) receives the bytes written. */
+vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_scene *scene,
+                          size_t *size, vxr_error *err);
 /* Reads a text file of per_line (1..CLI_MAX_PER_LINE) finite numbers a line
- * (names them in the error, e.g. "x y z r"); blank lines and '#' comments
- * are skipped. On success *dest holds count * per_line floats and, when
- * lines is not NULL, *lines the 1-based line of each record (both
+ * (names them in the error, e.g. "x y z r") through cli_lines below; blank
+ * lines and '#' comments are skipped. On success *dest holds count *
+ * per_line floats and, when lines is not NULL, *lines the 1-based line of
+ * each record (both
  * malloc'd). On failure prints "vxr: FILE:LINE: ..." and returns
  * EXIT_INPUT with nothing allocated. */
 #define CLI_MAX_PER_LINE 6
 int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
                     size_t **lines);
+
+/* The one reader of text lines (tools/cli/lines.c): rays, spheres, points
+ * (cli_read_floats) and edit scripts. Lines may be of any length; the
+ * whole input is limited to CLI_TEXT_MAX bytes (1 GiB of text), so that an
+ * endless input (a pipe, /dev/zero) ends in an error. A NUL byte anywhere,
+ * a directory, a read error or too much text is an error printed as
+ * "vxr: FILE:LINE: ..." (the line where it happened; "vxr: FILE: is a
+ * directory"). */
+#define CLI_TEXT_MAX (1ull << 30)
+typedef struct cli_lines {
+    const char *path;
+    char *line;     /* the current line, NUL-terminated, without its '\n' */
+    size_t len;     /* its bytes */
+    size_t line_no; /* its 1-based number */
+    int status;     /* EXIT_OK until an error (printed) */
+    /* private */
+    FILE *f;
+    char *buf;
+    size_t at, end, cap;
+    unsigned long long total;
+    bool eof;
+} cli_lines;
+/* Opens path; on failure prints why and returns EXIT_INPUT (nothing to
+ * close). */
+int cli_lines_open(cli_lines *r, const char *path);
+/* The next line into r->line: 1; 0 at the end of the input; -1 after an
+ * error was printed (r->status holds its exit status). */
+int cli_lines_next(cli_lines *r);
+void cli_lines_close(cli_lines *r);
 
 #endif

@@ -128,7 +128,9 @@ int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene
     if (a->camera)
         status = cli_read_camera(a->camera, a->cam.width, a->cam.height, &a->cam);
     else if (vxr_camera_setup(&a->cam) != VXR_OK)
-        status = cli_usage("%s: the camera needs --eye different from --target", cmd);
+        status = cli_usage("%s: the camera needs --eye different from --target, at a distance "
+                           "a float can normalise (squared, between 1e-38 and 3e38)",
+                           cmd);
     /* What the eye sees (view distances), as `vxr pick` does per origin. */
     if (status == EXIT_OK && a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
         status = cli_fail(a->scene, r, &err);

@@ -1,32 +1,60 @@
-/* PNG output through libpng's simplified API (tools/cli/cli.h). */
+/* Output files (tools/cli/cli.h): PNG through libpng's simplified API, and
+ * buffers, each whole or not at all (vxr_output_*). */
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
-vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uint32_t h,
-                         vxr_error *err) {
+vxr_result cli_png_to(FILE *f, const uint32_t *rgba, uint32_t w, uint32_t h, vxr_error *err) {
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
     img.width = w;
     img.height = h;
     img.format = PNG_FORMAT_RGBA;
-    png_alloc_size_t size = 0;
-    void *mem = NULL;
-    vxr_result r = VXR_OK;
-    /* the first call sizes the encoding, the second writes it */
-    if (!png_image_write_to_memory(&img, NULL, &size, 0, rgba, 0, NULL))
-        r = VXR_ERROR_IO;
-    else if (!(mem = malloc(size)))
-        r = VXR_ERROR_MEMORY;
-    else if (!png_image_write_to_memory(&img, mem, &size, 0, rgba, 0, NULL))
-        r = VXR_ERROR_IO;
-    if (r == VXR_ERROR_IO && err)
-        snprintf(err->message, sizeof err->message, "cannot encode PNG: %s", img.message);
-    else if (r == VXR_ERROR_MEMORY && err)
-        snprintf(err->message, sizeof err->message, "out of memory encoding %ux%u pixels", w, h);
-    if (r == VXR_OK) r = vxr_write_file(path, mem, size, err);
-    free(mem);
+    if (png_image_write_to_stdio(&img, f, 0, rgba, 0, NULL)) return VXR_OK;
+    if (err) snprintf(err->message, sizeof err->message, "cannot write PNG: %s", img.message);
+    png_image_free(&img);
+    return VXR_ERROR_IO;
+}
+
+vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uint32_t h,
+                         vxr_error *err) {
+    vxr_output *o;
+    vxr_result r = vxr_output_open(path, &o, err);
+    if (r == VXR_OK && (r = cli_png_to(vxr_output_file(o), rgba, w, h, err)) != VXR_OK)
+        vxr_output_abort(o);
+    else if (r == VXR_OK)
+        r = vxr_output_commit(o, err);
+    return r;
+}
+
+vxr_result cli_write_whole(const char *path, const void *data, size_t size, vxr_error *err) {
+    vxr_output *o;
+    vxr_result r = vxr_output_open(path, &o, err);
+    if (r != VXR_OK) return r;
+    if (fwrite(data, 1, size, vxr_output_file(o)) != size) {
+        if (err) snprintf(err->message, sizeof err->message, "cannot write");
+        vxr_output_abort(o);
+        return VXR_ERROR_IO;
+    }
+    return vxr_output_commit(o, err);
+}
+
+vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_scene *scene,
+                          size_t *size, vxr_error *err) {
+    if (format->save == vxr_save_vl32) {
+        uint64_t bytes = 0;
+        vxr_result r = vxr_vl32_size(scene, &bytes, err);
+        if (r == VXR_OK) r = vxr_save_vl32_file(scene, path, err);
+        if (size) *size = r == VXR_OK ? (size_t)bytes : 0;
+        return r;
+    }
+    uint8_t *data = NULL;
+    size_t n = 0;
+    vxr_result r = format->save(scene, &data, &n, err);
+    if (r == VXR_OK) r = cli_write_whole(path, data, n, err);
+    free(data);
+    if (size) *size = r == VXR_OK ? n : 0;
     return r;
 }

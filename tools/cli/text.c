@@ -1,35 +1,32 @@
 /* Text input: files of numbers a line (tools/cli/cli.h). */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
-enum {
-    LINE_BYTES = 1024,   /* the longest line read as one */
-    FIRST_RECORDS = 1024 /* records the first allocation holds; it doubles */
-};
+enum { FIRST_RECORDS = 1024 /* records the first allocation holds; it doubles */ };
 
 int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
                     size_t **lines) {
     static const char *const words[CLI_MAX_PER_LINE + 1] = {"",     "one",  "two", "three",
                                                             "four", "five", "six"};
-    FILE *f = fopen(path, "r");
     *dest = NULL;
     *count = 0;
     if (lines) *lines = NULL;
-    if (!f) {
-        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char line[LINE_BYTES];
-    size_t cap = 0, lineno = 0;
-    int status = EXIT_OK;
-    while (status == EXIT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *p = line, *end;
+    cli_lines in;
+    int status = cli_lines_open(&in, path);
+    if (status != EXIT_OK) return status;
+    size_t cap = 0;
+    int got;
+    while (status == EXIT_OK && (got = cli_lines_next(&in)) != 0) {
+        if (got < 0) {
+            status = in.status;
+            break;
+        }
+        size_t lineno = in.line_no;
+        char *p = in.line, *end;
         while (*p == ' ' || *p == '\t') p++;
-        if (*p == '\n' || *p == '\r' || *p == '#' || *p == 0) continue;
+        if (*p == '\r' || *p == '#' || *p == 0) continue;
         float v[CLI_MAX_PER_LINE];
         int n = 0;
         for (; n < per_line; n++) {
@@ -59,7 +56,7 @@ int cli_read_floats(const char *path, int per_line, const char *names, float **d
         if (lines) (*lines)[*count] = lineno;
         (*count)++;
     }
-    fclose(f);
+    cli_lines_close(&in);
     if (status != EXIT_OK) {
         free(*dest);
         *dest = NULL;

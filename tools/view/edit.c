@@ -19,12 +19,11 @@
 #include <sys/stat.h>
 #include "app.h"
 
-#define DRAG_PIXELS   4.0  /* a press that moves further drags instead of clicking */
-#define PAINT_SAMPLES 256  /* picks along one mouse move of a paint drag, at most */
-#define INFO_SECONDS  3.0  /* how long a message stays in the title */
-#define ERROR_SECONDS 8.0  /* and an error */
-#define LINE_BYTES    1024 /* the longest --edit-script line */
-#define MAX_TOKENS    5    /* read per line: one more than any step has */
+#define DRAG_PIXELS   4.0 /* a press that moves further drags instead of clicking */
+#define PAINT_SAMPLES 256 /* picks along one mouse move of a paint drag, at most */
+#define INFO_SECONDS  3.0 /* how long a message stays in the title */
+#define ERROR_SECONDS 8.0 /* and an error */
+#define MAX_TOKENS    5   /* read per line: one more than any step has */
 
 static const char *const action_names[EDIT_ACTIONS] = {"place",       "remove",      "paint",
                                                        "pick-colour", "next-colour", "prev-colour",
@@ -224,12 +223,9 @@ static int save(app *a, const char *path) {
     }
     if (same_file(path, a->scene_name))
         return say(a, EDIT_FAILED, "not saving over the scene's own file %s (--save FILE)", path);
-    uint8_t *data = NULL;
     size_t size = 0;
     vxr_error err = {{0}};
-    vxr_result r = f->save(a->scene, &data, &size, &err);
-    if (r == VXR_OK) r = vxr_write_file(path, data, size, &err);
-    free(data);
+    vxr_result r = cli_save_scene(path, f, a->scene, &size, &err);
     if (r != VXR_OK) return say(a, EDIT_FAILED, "cannot save %s: %s", path, why(r, &err));
     if (!a->args->r.json) {
         printf("wrote %s\n", path);
@@ -470,24 +466,14 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
 int view_script_load(view_script *s, const char *path, long frames) {
     memset(s, 0, sizeof *s);
     s->path = path;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char line[LINE_BYTES];
-    size_t lineno = 0, cap = 0;
-    int status = EXIT_OK;
-    while (status == EXIT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f))
-            status = bad_line(s, lineno, "longer than %d bytes", LINE_BYTES - 2);
-        else
-            status = parse_step(s, line, lineno, frames, &cap);
-    }
-    if (status == EXIT_OK && ferror(f))
-        status = bad_line(s, lineno + 1, "cannot read: %s", strerror(errno));
-    fclose(f);
+    cli_lines in;
+    int status = cli_lines_open(&in, path);
+    if (status != EXIT_OK) return status;
+    size_t cap = 0;
+    int got;
+    while (status == EXIT_OK && (got = cli_lines_next(&in)) != 0)
+        status = got < 0 ? in.status : parse_step(s, in.line, in.line_no, frames, &cap);
+    cli_lines_close(&in);
     if (status != EXIT_OK) script_free(s);
     return status;
 }

@@ -573,7 +573,8 @@ int cmd_view(int argc, char **argv) {
     if (va.r.have_eye) {
         vxr_camera c = va.r.cam;
         if (vxr_camera_setup(&c) != VXR_OK)
-            return cli_usage("view: the camera needs --eye different from --target");
+            return cli_usage("view: the camera needs --eye different from --target, at a distance "
+                             "a float can normalise (squared, between 1e-38 and 3e38)");
     }
     app *a = calloc(1, sizeof *a);
     if (!a) return cli_fail("view", VXR_ERROR_MEMORY, NULL);

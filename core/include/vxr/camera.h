@@ -53,7 +53,11 @@ typedef struct vxr_camera {
  * its depth is a perspective projection's with near 0.1 and far 10^5 world
  * units (Vulkan's 0..1, not reversed).
  * Returns VXR_ERROR_ARGUMENT when eye == target, the size is zero, the fov
- * is not in (0, 180) or any input is not finite. */
+ * is not in (0, 180), any input is not finite, target - eye is too short or
+ * too long to normalise in float (its squared length, taken in double, is
+ * not a normal float: below FLT_MIN or above FLT_MAX, e.g. eye 1e-30 or
+ * 1e20 from the target) or a derived field (forward, right, up,
+ * tan_half_fov, the depth rows) is not finite. */
 VXR_API vxr_result vxr_camera_setup(vxr_camera *cam);
 
 /* A camera from a host's view (world to view space) and projection (view
@@ -68,8 +72,10 @@ VXR_API vxr_result vxr_camera_setup(vxr_camera *cam);
  * point (orthographic); depth is clip z / w of the hit point.
  * Everything is derived in double precision from the matrices.
  * VXR_ERROR_ARGUMENT, with the reason in err (may be NULL), for a size of
- * zero, non-finite entries, a projection that is neither kind, or matrices
- * that cannot be inverted. */
+ * zero, non-finite entries, a projection that is neither kind, matrices
+ * that cannot be inverted, or a derived field (eye, forward, right, up,
+ * target, the depth rows) that is not finite in float (entries near
+ * FLT_MAX); *cam is then zeroed. */
 VXR_API vxr_result vxr_camera_from_matrices(vxr_camera *cam, vxr_mat4 view, vxr_mat4 proj,
                                             uint32_t width, uint32_t height, uint32_t flags,
                                             const float jitter[2], vxr_error *err);

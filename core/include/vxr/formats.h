@@ -9,10 +9,21 @@
  * loader leaves *dest empty, frees what it allocated, and writes a one-line
  * reason to err that says what is wrong and where (byte offsets for binary
  * formats); callers prefix the file name.
+ *
+ * Input limits: a scene file is read once (a file, pipe, FIFO, /dev/stdin or
+ * "-" for standard input), its format sniffed from the first bytes read (else
+ * the name's extension), and the rest read up to that format's limit below;
+ * a larger input fails with VXR_ERROR_LIMIT, "file too large (over N bytes)",
+ * without reading on (a regular file: at once, from its size). An input of
+ * no known format is read through up to the largest limit only to say which
+ * of "too large" and "unknown format" it is. Directories fail. Each loader
+ * then checks every count in the file against the bytes present before it
+ * allocates for it.
  */
 #ifndef VXR_FORMATS_H
 #define VXR_FORMATS_H
 
+#include <stdio.h>
 #include "vxr/scene.h"
 
 #ifdef __cplusplus
@@ -27,14 +38,17 @@ VXR_API vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src 
  * palette, more keep RGBA8. */
 VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                  vxr_error *err);
-/* vxr's own octree file; everything is validated, nothing is rebuilt. */
+/* vxr's own octree file; everything is validated, nothing is rebuilt.
+ * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
 
 /* Savers write into a new malloc'd buffer (*data, *size); on failure both
  * are NULL/0 and err says why. */
 
 /* .vxo: the bytes depend only on the scene, so load-then-save reproduces a
- * file. Only VXR_ERROR_MEMORY can fail. */
+ * file. Fails with VXR_ERROR_LIMIT, naming the instance, for a rotation
+ * other than a signed axis permutation (the loader accepts no other), and
+ * VXR_ERROR_MEMORY. */
 VXR_API vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *size,
                                 vxr_error *err);
 /* .vl32: the visible instanced voxels in world cells (one record per
@@ -43,6 +57,42 @@ VXR_API vxr_result vxr_save_vxo(const vxr_scene *scene, uint8_t **data, size_t *
  * axis permutations, or scale != 1). */
 VXR_API vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t *size,
                                  vxr_error *err);
+/* The most records a .vl32 that vxr writes may hold (64 GiB of 16-byte
+ * records): vxr reads a .vl32 back as one model, whose voxel count is
+ * 32-bit. */
+#define VXR_VL32_MAX_RECORDS 4294967295u
+/* The size in bytes of scene's .vl32 (16 per visible instanced voxel),
+ * computed without building it. VXR_ERROR_LIMIT for a placement .vl32
+ * cannot hold (as vxr_save_vl32) and for more than VXR_VL32_MAX_RECORDS
+ * records, saying how many it would be. Every .vl32 saver checks this
+ * before it allocates or writes anything. */
+VXR_API vxr_result vxr_vl32_size(const vxr_scene *scene, uint64_t *size, vxr_error *err);
+/* The records of vxr_save_vl32, streamed to f instance by instance through
+ * a small buffer: memory stays bounded whatever the instance count.
+ * VXR_ERROR_IO for a failed write (f's error flag set). */
+VXR_API vxr_result vxr_write_vl32(const vxr_scene *scene, FILE *f, vxr_error *err);
+/* vxr_write_vl32 into a new file at path, whole or not at all
+ * (vxr_output_*); nothing is created when vxr_vl32_size fails. */
+VXR_API vxr_result vxr_save_vl32_file(const vxr_scene *scene, const char *path, vxr_error *err);
+
+/* Output files that land whole or not at all. vxr_output_open creates a
+ * temporary file beside path (same directory: the rename is atomic) with
+ * the permissions of the file it will replace (else 0666 less the umask);
+ * VXR_ERROR_IO when it cannot (no such directory, no permission, path is
+ * a directory). Write through vxr_output_file. vxr_output_finish flushes,
+ * fsyncs and closes it and reports any write error (a full disk);
+ * vxr_output_commit finishes it if need be, renames it over path and frees
+ * it, removing it instead on failure. vxr_output_abort (NULL is fine)
+ * removes and frees it. A command with several outputs opens and writes
+ * them all and finishes them all before it commits any, so a failure
+ * leaves none of them behind. A character device or FIFO (/dev/null, a
+ * pipe) is written in place: it cannot be renamed over. */
+typedef struct vxr_output vxr_output;
+VXR_API vxr_result vxr_output_open(const char *path, vxr_output **out, vxr_error *err);
+VXR_API FILE *vxr_output_file(vxr_output *out);
+VXR_API vxr_result vxr_output_finish(vxr_output *out, vxr_error *err);
+VXR_API vxr_result vxr_output_commit(vxr_output *out, vxr_error *err);
+VXR_API void vxr_output_abort(vxr_output *out);
 
 /* MagicaVoxel .vox, version 200: a SIZE/XYZI pair per model, the scene
  * graph (root nTRN -> nGRP -> per instance an nTRN with rotation and
@@ -62,6 +112,13 @@ VXR_API vxr_result vxr_save_vl32(const vxr_scene *scene, uint8_t **data, size_t 
 VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size,
                                 vxr_error *err);
 
+/* Input limits, in bytes. A .vox holds up to 16 full 256^3 models (64 MiB
+ * each); a .vl32 128 Mi voxel records; a .vxo the octrees of several
+ * hundred million voxels. Real files are far smaller (tens of MB). */
+#define VXR_VOX_MAX_BYTES  (1ull << 30) /* 1 GiB */
+#define VXR_VL32_MAX_BYTES (1ull << 31) /* 2 GiB */
+#define VXR_VXO_MAX_BYTES  (1ull << 32) /* 4 GiB */
+
 /* One file format. Exactly one of load_src (voxel lists, built afterwards)
  * and load (a built scene) is set; save is NULL when vxr cannot write it. */
 typedef struct vxr_format {
@@ -72,6 +129,7 @@ typedef struct vxr_format {
     vxr_result (*load_src)(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err);
     vxr_result (*load)(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
     vxr_result (*save)(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
+    uint64_t max_size; /* the input limit, VXR_*_MAX_BYTES */
 } vxr_format;
 
 /* The table; *count receives its length. */
@@ -90,13 +148,19 @@ VXR_API void vxr_format_output_list(char *dest, size_t size);
  * "world:K" (K 1..1000000 objects with finite view distances over a terrain). */
 VXR_API vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr_error *err);
 
-/* Reads a whole file into a new malloc'd buffer. */
+/* Reads a whole file ("-": standard input) into a new malloc'd buffer, once
+ * and in one pass, so pipes and FIFOs work. Directories fail with
+ * VXR_ERROR_IO; more than max bytes with VXR_ERROR_LIMIT, "file too large
+ * (over max bytes)". vxr_read_file has no limit. */
+VXR_API vxr_result vxr_read_file_max(const char *path, uint64_t max, uint8_t **data, size_t *size,
+                                     vxr_error *err);
 VXR_API vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err);
 /* Writes a buffer to a file, through a temporary file and a rename, so a
  * failed write never leaves a partial file behind. */
 VXR_API vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err);
 
-/* Loads a scene source (voxel lists) from a file of a format with load_src,
+/* Loads a scene source (voxel lists) from a file ("-": standard input; read
+ * once within its format's limit, see the top) of a format with load_src,
  * or from "@spec". A .vxo file holds built octrees, not voxel lists:
  * VXR_ERROR_ARGUMENT. */
 VXR_API vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err);
