@@ -1,42 +1,68 @@
 #!/bin/sh
-# Runs each loader fuzzer for SECONDS (default 60) over a seed corpus made
-# from tests/data: .vox files for fuzz_vox, .vl32 for fuzz_vl32, and .vxo
-# files written by `vxr convert` for fuzz_vxo. Exits non-zero when any
-# fuzzer finds a crash, a leak, undefined behaviour or a timeout; the
-# reproducer is left in BUILD/fuzz/artifacts.
+# Runs each fuzz target for SECONDS (default 45) with its dictionary
+# (tests/fuzz/<dict>.dict) over its seed corpus: the small files kept in
+# tests/fuzz/corpus/<target>/, plus for fuzz_vox and fuzz_vox_pick the .vox
+# files of tests/data, for fuzz_vl32 its .vl32 files, and for fuzz_vxo
+# .vxo files written by `vxr convert` from tests/data when BUILD has the
+# tool. New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs).
+# Exits non-zero when any fuzzer finds a crash, a leak, undefined
+# behaviour or a timeout; the reproducer is left in BUILD/fuzz/artifacts.
 #
-#   tests/fuzz/run.sh [SECONDS] [BUILD]    (BUILD defaults to build-fuzz)
+#   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
+#
+# BUILD defaults to build-fuzz; TARGETs (vox vl32 vxo spec vox_pick edit,
+# the default being all) pick a subset. FUZZ_RUNS=N runs each target for N
+# executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
+# N fuzzing processes per target (libFuzzer -fork).
 set -u
-seconds=${1:-60}
+seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
+[ $# -ge 2 ] && shift 2 || shift $#
+targets=${*:-vox vl32 vxo spec vox_pick edit}
+runs=${FUZZ_RUNS:--1}
+jobs=${FUZZ_JOBS:-1}
+fuzz=$src/tests/fuzz
 work=$build/fuzz
 data=$src/tests/data
 mkdir -p "$work/artifacts"
-for name in vox vl32 vxo; do
+
+dict_of() { case $1 in vox_pick) echo vox ;; *) echo "$1" ;; esac; }
+max_len_of() { case $1 in spec) echo 64 ;; edit) echo 4096 ;; *) echo 2000000 ;; esac; }
+
+for name in $targets; do
     if [ ! -x "$build/tests/fuzz/fuzz_$name" ]; then
         echo "run.sh: $build/tests/fuzz/fuzz_$name is missing (configure with -DVXR_FUZZ=ON)" >&2
         exit 2
     fi
     mkdir -p "$work/seeds/$name" "$work/corpus/$name"
+    cp "$fuzz/corpus/$name"/* "$work/seeds/$name/"
 done
 
-cp "$data"/*.vox "$work/seeds/vox/"
-cp "$data"/*.vl32 "$work/seeds/vl32/"
-if [ -x "$build/tools/vxr" ]; then
-    for f in mmmm__chr_robot.vox mmmm__obj_candle.vox vengi__8ontop.vox vengi__rgb_small.vox \
-             ogt__test_multiple_model_scene.vox voxelio__debug.vox voxelio__debug.vl32; do
-        "$build/tools/vxr" convert "$data/$f" "$work/seeds/vxo/${f%.*}.vxo" || exit 2
-    done
-else
-    echo "run.sh: no $build/tools/vxr (configure with -DVXR_BUILD_TOOLS=ON): no .vxo seeds" >&2
-fi
+for name in $targets; do
+    case $name in
+    vox | vox_pick) cp "$data"/*.vox "$work/seeds/$name/" ;;
+    vl32) cp "$data"/*.vl32 "$work/seeds/vl32/" ;;
+    vxo)
+        if [ -x "$build/tools/vxr" ]; then
+            for f in mmmm__chr_robot.vox mmmm__obj_candle.vox vengi__8ontop.vox \
+                     vengi__rgb_small.vox ogt__test_multiple_model_scene.vox voxelio__debug.vox \
+                     voxelio__debug.vl32; do
+                "$build/tools/vxr" convert "$data/$f" "$work/seeds/vxo/${f%.*}.vxo" || exit 2
+            done
+        fi ;;
+    esac
+done
 
 status=0
-for name in vox vl32 vxo; do
-    echo "== fuzz_$name: $seconds s"
-    "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len=2000000 -timeout=20 \
-        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/artifacts/$name-" \
+for name in $targets; do
+    echo "== fuzz_$name: $seconds s, dictionary $(dict_of "$name").dict"
+    fork=""
+    [ "$jobs" -gt 1 ] && fork="-fork=$jobs -ignore_crashes=0"
+    # shellcheck disable=SC2086
+    "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -runs="$runs" \
+        -max_len="$(max_len_of "$name")" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+        -dict="$fuzz/$(dict_of "$name").dict" -artifact_prefix="$work/artifacts/$name-" $fork \
         "$work/corpus/$name" "$work/seeds/$name" 2>"$work/fuzz_$name.log"
     rc=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==[0-9]+==ERROR|SUMMARY)' \
