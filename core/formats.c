@@ -131,33 +131,21 @@ vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_err
 }
 
 vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err) {
-    size_t len = strlen(path);
-    const size_t suffix = sizeof ".tmp" + 20; /* and a pid's digits */
-    char *tmp = malloc(len + suffix);
-    if (!tmp) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    snprintf(tmp, len + suffix, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(errno));
-        free(tmp);
-        return r;
+    vxr_output *o;
+    vxr_result r = vxr_output_open(path, &o, err);
+    if (r != VXR_OK) return r;
+    if (fwrite(data, 1, size, vxr_output_file(o)) != size) {
+        vxr_output_abort(o);
+        return vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(errno));
     }
-    int ok = fwrite(data, 1, size, f) == size;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return r;
-    }
-    free(tmp);
-    return VXR_OK;
+    return vxr_output_commit(o, err);
 }
 
 static const vxr_format formats[] = {
-    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, vxr_save_vox, VXR_VOX_MAX_BYTES},
-    {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32, VXR_VL32_MAX_BYTES},
-    {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo, VXR_VXO_MAX_BYTES},
+    {"MagicaVoxel", ".vox", "VOX ", 4, vxr_load_vox, NULL, vxr_save_vox, VXR_VOX_MAX_BYTES, NULL},
+    {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32, VXR_VL32_MAX_BYTES,
+     vxr_save_vl32_file},
+    {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo, VXR_VXO_MAX_BYTES, NULL},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };
 

@@ -315,8 +315,10 @@ vxr_result vxr_write_vl32(const vxr_scene *s, FILE *f, vxr_error *err) {
     return VXR_OK;
 }
 
-vxr_result vxr_save_vl32_file(const vxr_scene *s, const char *path, vxr_error *err) {
+vxr_result vxr_save_vl32_file(const vxr_scene *s, const char *path, uint64_t *size,
+                              vxr_error *err) {
     uint64_t bytes;
+    if (size) *size = 0;
     vxr_result r = vxr_vl32_size(s, &bytes, err); /* before anything is created */
     if (r != VXR_OK) return r;
     vxr_output *o;
@@ -325,5 +327,6 @@ vxr_result vxr_save_vl32_file(const vxr_scene *s, const char *path, vxr_error *e
         vxr_output_abort(o);
         return r;
     }
-    return vxr_output_commit(o, err);
+    if ((r = vxr_output_commit(o, err)) == VXR_OK && size) *size = bytes;
+    return r;
 }

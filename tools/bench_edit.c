@@ -37,11 +37,6 @@ static uint32_t rnd(bench *b) {
     return (uint32_t)(b->state >> 16);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Submits and waits, reads the two timestamps (when ts is not NULL) and
  * tells the renderer the update completed. */
 static vxr_result finish(bench *b, uint64_t serial, double *gpu_ms) {
@@ -305,7 +300,7 @@ int cmd_bench_edit(int argc, char **argv) {
         }
         if (cli_progress(json)) fprintf(stderr, "\033[K");
         if (r != VXR_OK) break;
-        qsort(cpu, n, sizeof *cpu, cmp_double);
+        qsort(cpu, n, sizeof *cpu, cli_cmp_double);
         if (json)
             printf("{\"op\":\"%s\",\"cpu_ms\":%.4f,\"cpu_ms_median\":%.4f,\"upload_bytes\":%llu,"
                    "\"gpu_ms\":%.4f,\"rebuild_ms\":%.3f,\"rebuild_upload_bytes\":%llu,"

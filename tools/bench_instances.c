@@ -40,11 +40,6 @@ static uint32_t rnd(bench *b) {
     return (uint32_t)(b->state >> 16);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Records vxr_renderer_update into a fresh command buffer; submits and
  * waits, and tells the renderer it completed. */
 static vxr_result update(bench *b, vxr_update_info *info) {
@@ -245,7 +240,7 @@ int cmd_bench_instances(int argc, char **argv) {
         }
         if (cli_progress(json)) fprintf(stderr, "\033[K");
         if (r != VXR_OK) break;
-        qsort(cpu, n, sizeof *cpu, cmp_double);
+        qsort(cpu, n, sizeof *cpu, cli_cmp_double);
         uint64_t base_upload = base_bytes + (uint64_t)k * sizeof(vxr_gpu_instance);
         const char *how = rebuilds == 0 ? "refit" : refits == 0 ? "rebuild" : "mixed";
         if (json)

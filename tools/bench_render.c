@@ -13,11 +13,6 @@
 enum { WARMUP = 2, MIN_FRAMES = 5, MAX_FRAMES = 50, UPDATES = 5 };
 #define MIN_SECONDS 3.0
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int cmd_bench_render(int argc, char **argv) {
     cli_view_args a;
     if (!cli_view_args_parse(&a, "bench render", argc, argv, CLI_WIDTH, CLI_HEIGHT))
@@ -58,7 +53,7 @@ int cmd_bench_render(int argc, char **argv) {
             r = cli_gpu_submit(&gpu, &err);
         update_ms[i] = 1e3 * (cli_now() - update_ms[i]);
     }
-    if (r == VXR_OK) qsort(update_ms, UPDATES, sizeof update_ms[0], cmp_double);
+    if (r == VXR_OK) qsort(update_ms, UPDATES, sizeof update_ms[0], cli_cmp_double);
     vxr_target_desc dd = td;
     dd.depth = true;
     if (r == VXR_OK && (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
@@ -119,15 +114,15 @@ int cmd_bench_render(int argc, char **argv) {
             else
                 later[k - 1] = wall;
         }
-        qsort(later, AFTER, sizeof later[0], cmp_double);
+        qsort(later, AFTER, sizeof later[0], cli_cmp_double);
         if (first - later[AFTER / 2] > extra_ms) extra_ms = first - later[AFTER / 2];
     }
     if (cli_progress(a.json)) fprintf(stderr, "\033[K");
     if (r != VXR_OK) {
         status = cli_fail(a.scene, r, &err);
     } else {
-        qsort(ms, (size_t)frames, sizeof ms[0], cmp_double);
-        qsort(depth_ms, (size_t)depth_frames, sizeof ms[0], cmp_double);
+        qsort(ms, (size_t)frames, sizeof ms[0], cli_cmp_double);
+        qsort(depth_ms, (size_t)depth_frames, sizeof ms[0], cli_cmp_double);
         double median = ms[frames / 2], depth_median = depth_ms[depth_frames / 2];
         double mrays = (double)a.cam.width * a.cam.height / (median * 1e-3) * 1e-6;
         if (a.json) {

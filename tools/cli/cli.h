@@ -93,6 +93,8 @@ void cli_print_json_string(FILE *out, const char *s);
 void cli_print_pick(FILE *out, const vxr_pick *p);
 /* qsort's comparison of uint32_t values, ascending. */
 int cli_cmp_u32(const void *a, const void *b);
+/* Likewise for double values. */
+int cli_cmp_double(const void *a, const void *b);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 /* True when progress should be printed (stderr is a terminal, not --json). */
@@ -103,12 +105,9 @@ vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uin
                          vxr_error *err);
 /* The same PNG into an open file (an output of several, vxr_output_file). */
 vxr_result cli_png_to(FILE *f, const uint32_t *rgba, uint32_t w, uint32_t h, vxr_error *err);
-/* Writes a buffer to path, whole or not at all, keeping an existing file's
- * permissions (vxr_output_*); err may be NULL. */
-vxr_result cli_write_whole(const char *path, const void *data, size_t size, vxr_error *err);
 /* Saves scene to path in format (of vxr_format_for_output), whole or not
- * at all: .vl32 streams in bounded memory (vxr_save_vl32_file), the others
- * through their buffer. *size (may be NULL) receives the bytes written. */
+ * at all: streamed in bounded memory when the format can (save_file: .vl32),
+ * else through its buffer and vxr_write_file. *size (may be NULL) receives the bytes written. */
 vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_scene *scene,
                           size_t *size, vxr_error *err);
 /* Reads a text file of per_line (1..CLI_MAX_PER_LINE) finite numbers a line

@@ -29,31 +29,18 @@ vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uin
     return r;
 }
 
-vxr_result cli_write_whole(const char *path, const void *data, size_t size, vxr_error *err) {
-    vxr_output *o;
-    vxr_result r = vxr_output_open(path, &o, err);
-    if (r != VXR_OK) return r;
-    if (fwrite(data, 1, size, vxr_output_file(o)) != size) {
-        if (err) snprintf(err->message, sizeof err->message, "cannot write");
-        vxr_output_abort(o);
-        return VXR_ERROR_IO;
-    }
-    return vxr_output_commit(o, err);
-}
-
 vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_scene *scene,
                           size_t *size, vxr_error *err) {
-    if (format->save == vxr_save_vl32) {
+    if (format->save_file) {
         uint64_t bytes = 0;
-        vxr_result r = vxr_vl32_size(scene, &bytes, err);
-        if (r == VXR_OK) r = vxr_save_vl32_file(scene, path, err);
-        if (size) *size = r == VXR_OK ? (size_t)bytes : 0;
+        vxr_result r = format->save_file(scene, path, &bytes, err);
+        if (size) *size = (size_t)bytes;
         return r;
     }
     uint8_t *data = NULL;
     size_t n = 0;
     vxr_result r = format->save(scene, &data, &n, err);
-    if (r == VXR_OK) r = cli_write_whole(path, data, n, err);
+    if (r == VXR_OK) r = vxr_write_file(path, data, n, err);
     free(data);
     if (size) *size = r == VXR_OK ? n : 0;
     return r;

@@ -59,6 +59,11 @@ int cli_cmp_u32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+int cli_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 double cli_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -72,8 +72,10 @@ VXR_API vxr_result vxr_vl32_size(const vxr_scene *scene, uint64_t *size, vxr_err
  * VXR_ERROR_IO for a failed write (f's error flag set). */
 VXR_API vxr_result vxr_write_vl32(const vxr_scene *scene, FILE *f, vxr_error *err);
 /* vxr_write_vl32 into a new file at path, whole or not at all
- * (vxr_output_*); nothing is created when vxr_vl32_size fails. */
-VXR_API vxr_result vxr_save_vl32_file(const vxr_scene *scene, const char *path, vxr_error *err);
+ * (vxr_output_*); nothing is created when vxr_vl32_size fails. *size (may
+ * be NULL) receives the bytes written (0 on failure). */
+VXR_API vxr_result vxr_save_vl32_file(const vxr_scene *scene, const char *path, uint64_t *size,
+                                      vxr_error *err);
 
 /* Output files that land whole or not at all. vxr_output_open creates a
  * temporary file beside path (same directory: the rename is atomic) with
@@ -130,6 +132,10 @@ typedef struct vxr_format {
     vxr_result (*load)(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
     vxr_result (*save)(const vxr_scene *scene, uint8_t **data, size_t *size, vxr_error *err);
     uint64_t max_size; /* the input limit, VXR_*_MAX_BYTES */
+    /* streams the save to a file in bounded memory, or NULL: save, then
+     * vxr_write_file */
+    vxr_result (*save_file)(const vxr_scene *scene, const char *path, uint64_t *size,
+                            vxr_error *err);
 } vxr_format;
 
 /* The table; *count receives its length. */
@@ -155,8 +161,8 @@ VXR_API vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr
 VXR_API vxr_result vxr_read_file_max(const char *path, uint64_t max, uint8_t **data, size_t *size,
                                      vxr_error *err);
 VXR_API vxr_result vxr_read_file(const char *path, uint8_t **data, size_t *size, vxr_error *err);
-/* Writes a buffer to a file, through a temporary file and a rename, so a
- * failed write never leaves a partial file behind. */
+/* Writes a buffer to a file whole or not at all, keeping an existing
+ * file's permissions (vxr_output_*). */
 VXR_API vxr_result vxr_write_file(const char *path, const void *data, size_t size, vxr_error *err);
 
 /* Loads a scene source (voxel lists) from a file ("-": standard input; read
