@@ -13,7 +13,8 @@
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 vxo spec vox_pick edit,
 # the default being all) pick a subset. FUZZ_RUNS=N runs each target for N
 # executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
-# N fuzzing processes per target (libFuzzer -fork).
+# N fuzzing processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps
+# the input size (longer seeds are cut), for long runs at a steadier speed.
 set -u
 seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +29,9 @@ data=$src/tests/data
 mkdir -p "$work/artifacts"
 
 dict_of() { case $1 in vox_pick) echo vox ;; *) echo "$1" ;; esac; }
-max_len_of() { case $1 in spec) echo 64 ;; edit) echo 4096 ;; *) echo 2000000 ;; esac; }
+max_len_of() {
+    case $1 in spec) echo 64 ;; edit) echo 4096 ;; *) echo "${FUZZ_MAX_LEN:-2000000}" ;; esac
+}
 
 for name in $targets; do
     if [ ! -x "$build/tests/fuzz/fuzz_$name" ]; then
