@@ -10,9 +10,9 @@
 #
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
-# BUILD defaults to build-fuzz; TARGETs (vox vl32 vxo spec vox_pick edit,
-# the default being all) pick a subset. FUZZ_RUNS=N runs each target for N
-# executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
+# BUILD defaults to build-fuzz; TARGETs (vox vl32 vxo spec vox_pick edit
+# text, the default being all) pick a subset. FUZZ_RUNS=N runs each target
+# for N executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
 # N fuzzing processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps
 # the input size (longer seeds are cut), for long runs at a steadier speed.
 set -u
@@ -20,7 +20,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 vxo spec vox_pick edit}
+targets=${*:-vox vl32 vxo spec vox_pick edit text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -30,7 +30,12 @@ mkdir -p "$work/artifacts"
 
 dict_of() { case $1 in vox_pick) echo vox ;; *) echo "$1" ;; esac; }
 max_len_of() {
-    case $1 in spec) echo 64 ;; edit) echo 4096 ;; *) echo "${FUZZ_MAX_LEN:-2000000}" ;; esac
+    case $1 in
+    spec) echo 64 ;;
+    edit) echo 4096 ;;
+    text) echo 8192 ;;
+    *) echo "${FUZZ_MAX_LEN:-2000000}" ;;
+    esac
 }
 
 for name in $targets; do
@@ -62,10 +67,15 @@ for name in $targets; do
     echo "== fuzz_$name: $seconds s, dictionary $(dict_of "$name").dict"
     fork=""
     [ "$jobs" -gt 1 ] && fork="-fork=$jobs -ignore_crashes=0"
+    # fuzz_text's readers print every refusal on stderr: closed (libFuzzer
+    # keeps its own output and the sanitizers' reports on a copy).
+    quiet=""
+    [ "$name" = text ] && quiet="-close_fd_mask=2"
     # shellcheck disable=SC2086
     "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -runs="$runs" \
         -max_len="$(max_len_of "$name")" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
-        -dict="$fuzz/$(dict_of "$name").dict" -artifact_prefix="$work/artifacts/$name-" $fork \
+        -dict="$fuzz/$(dict_of "$name").dict" -artifact_prefix="$work/artifacts/$name-" \
+        $fork $quiet \
         "$work/corpus/$name" "$work/seeds/$name" 2>"$work/fuzz_$name.log"
     rc=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==[0-9]+==ERROR|SUMMARY)' \
