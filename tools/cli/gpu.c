@@ -12,6 +12,18 @@ vxr_result cli_vk_error(vxr_error *err, VkResult vr, const char *call) {
                : VXR_ERROR_VULKAN;
 }
 
+bool cli_gpu_memory_type(VkPhysicalDevice physical, uint32_t bits, VkMemoryPropertyFlags want,
+                         uint32_t *type) {
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(physical, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) {
+            *type = i;
+            return true;
+        }
+    return false;
+}
+
 double cli_gpu_ms(const vxr_context_info *info, const uint64_t ts[2]) {
     uint32_t bits = info->timestamp_bits;
     uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;

@@ -33,6 +33,12 @@ void cli_gpu_close(cli_gpu *g);
  * another context was used). */
 void cli_gpu_use(const cli_gpu *g);
 
+/* The first memory type of physical allowed by bits (a
+ * VkMemoryRequirements' memoryTypeBits) with every flag of want: true with
+ * *type, false when there is none. */
+bool cli_gpu_memory_type(VkPhysicalDevice physical, uint32_t bits, VkMemoryPropertyFlags want,
+                         uint32_t *type);
+
 /* Milliseconds between two timestamps of the context's queue. */
 double cli_gpu_ms(const vxr_context_info *info, const uint64_t ts[2]);
 

@@ -42,12 +42,19 @@ typedef enum view_edit_action {
  * nothing to undo), or failed (a vxr error). The title says which. */
 enum { EDIT_DONE, EDIT_NOTHING, EDIT_FAILED };
 
-/* --edit-script: one step a line, frames never decreasing. */
+/* --edit-script: one step a line, frames never decreasing: an edit
+ * action, or (for scripted runs such as the soak test) a camera or a
+ * culling change. */
+typedef enum view_step_kind { STEP_EDIT, STEP_CAMERA, STEP_CULL } view_step_kind;
+
 typedef struct view_step {
     long frame;
-    view_edit_action action;
+    view_step_kind kind;
+    view_edit_action action; /* STEP_EDIT */
     double x, y;
-    char *path; /* save's file, or NULL */
+    char *path;              /* save's file, or NULL */
+    float eye[3], target[3]; /* STEP_CAMERA */
+    bool cull;               /* STEP_CULL */
     size_t line;
 } view_step;
 
@@ -99,6 +106,9 @@ typedef struct app {
     uint32_t all_frame_n, all_gpu_n, frame_index, gpu_index;
     double frame_ms, gpu_ms;
     double last_time;
+    /* with --frames: resident memory after the warm-up (the first tenth of
+     * the frames), lowest and highest, in KiB; 0 where unknown */
+    uint64_t rss_min_kb, rss_max_kb;
 
     /* edit mode (edit.c) */
     bool editing;

@@ -23,7 +23,7 @@
 #define PAINT_SAMPLES 256 /* picks along one mouse move of a paint drag, at most */
 #define INFO_SECONDS  3.0 /* how long a message stays in the title */
 #define ERROR_SECONDS 8.0 /* and an error */
-#define MAX_TOKENS    5   /* read per line: one more than any step has */
+#define MAX_TOKENS    9   /* read per line: one more than any step has */
 
 static const char *const action_names[EDIT_ACTIONS] = {"place",       "remove",      "paint",
                                                        "pick-colour", "next-colour", "prev-colour",
@@ -409,10 +409,30 @@ static int tokens(char *line, char *dest[MAX_TOKENS]) {
     return n;
 }
 
-static bool coordinate(const char *s, double *dest) {
+static bool finite_number(const char *s, double *dest) {
     char *end;
     *dest = strtod(s, &end);
-    return end != s && !*end && isfinite(*dest) && *dest >= 0;
+    return end != s && !*end && isfinite(*dest);
+}
+
+static bool coordinate(const char *s, double *dest) {
+    return finite_number(s, dest) && *dest >= 0;
+}
+
+/* "camera EX EY EZ TX TY TZ" (t: the tokens after the frame) into st: eye
+ * and target finite as floats, apart, and a difference that normalises. */
+static bool camera_step(char **t, int n, view_step *st) {
+    if (n != 8) return false;
+    double v[6], d2 = 0;
+    for (int k = 0; k < 6; k++) {
+        if (!finite_number(t[2 + k], &v[k]) || fabs(v[k]) > 1e30) return false;
+        (k < 3 ? st->eye : st->target)[k % 3] = (float)v[k];
+    }
+    for (int k = 0; k < 3; k++) {
+        double d = (double)st->target[k] - st->eye[k];
+        d2 += d * d;
+    }
+    return d2 > 1e-12;
 }
 
 /* One line into a step (or nothing: blank or a '#' comment). */
@@ -433,21 +453,35 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
     view_step st = {.frame = frame, .line = lineno, .action = EDIT_ACTIONS};
     for (int i = 0; i < EDIT_ACTIONS; i++)
         if (!strcmp(t[1], action_names[i])) st.action = (view_edit_action)i;
-    if (st.action == EDIT_ACTIONS)
+    if (!strcmp(t[1], "camera")) {
+        st.kind = STEP_CAMERA;
+        if (!camera_step(t, n, &st))
+            return bad_line(s, lineno,
+                            "camera takes EX EY EZ TX TY TZ, finite numbers, eye and target "
+                            "apart");
+    } else if (!strcmp(t[1], "cull")) {
+        st.kind = STEP_CULL;
+        st.cull = n == 3 && !strcmp(t[2], "on");
+        if (n != 3 || (!st.cull && strcmp(t[2], "off")))
+            return bad_line(s, lineno, "cull takes on or off");
+    } else if (st.action == EDIT_ACTIONS) {
         return bad_line(s, lineno,
                         "unknown action '%s' (place, remove, paint, pick-colour, next-colour, "
-                        "prev-colour, undo, redo or save)",
+                        "prev-colour, undo, redo, save, camera or cull)",
                         t[1]);
-    if (at_pixel(st.action) && (n != 4 || !coordinate(t[2], &st.x) || !coordinate(t[3], &st.y)))
-        return bad_line(s, lineno, "%s takes X Y, window pixel coordinates", t[1]);
-    if (st.action == EDIT_SAVE && n > 3)
-        return bad_line(s, lineno, "save takes at most a file name");
-    if (!at_pixel(st.action) && st.action != EDIT_SAVE && n != 2)
-        return bad_line(s, lineno, "%s takes nothing more", t[1]);
-    if (st.action == EDIT_SAVE && n == 3) {
-        size_t len = strlen(t[2]) + 1;
-        if (!(st.path = malloc(len))) return cli_fail(s->path, VXR_ERROR_MEMORY, NULL);
-        memcpy(st.path, t[2], len);
+    }
+    if (st.kind == STEP_EDIT) {
+        if (at_pixel(st.action) && (n != 4 || !coordinate(t[2], &st.x) || !coordinate(t[3], &st.y)))
+            return bad_line(s, lineno, "%s takes X Y, window pixel coordinates", t[1]);
+        if (st.action == EDIT_SAVE && n > 3)
+            return bad_line(s, lineno, "save takes at most a file name");
+        if (!at_pixel(st.action) && st.action != EDIT_SAVE && n != 2)
+            return bad_line(s, lineno, "%s takes nothing more", t[1]);
+        if (st.action == EDIT_SAVE && n == 3) {
+            size_t len = strlen(t[2]) + 1;
+            if (!(st.path = malloc(len))) return cli_fail(s->path, VXR_ERROR_MEMORY, NULL);
+            memcpy(st.path, t[2], len);
+        }
     }
     if (s->count == *cap) {
         size_t c = *cap ? 2 * *cap : 16;
@@ -482,7 +516,13 @@ int view_script_run(app *a, long frame) {
     view_script *s = &a->script;
     while (s->next < s->count && s->steps[s->next].frame <= frame) {
         const view_step *st = &s->steps[s->next++];
-        if (view_edit_do(a, st->action, st->x, st->y, st->path) != EDIT_DONE) {
+        if (st->kind == STEP_CAMERA) {
+            memcpy(a->cam.eye, st->eye, sizeof st->eye);
+            memcpy(a->cam.target, st->target, sizeof st->target);
+        } else if (st->kind == STEP_CULL) {
+            a->cull_changed |= a->cull != st->cull;
+            a->cull = st->cull;
+        } else if (view_edit_do(a, st->action, st->x, st->y, st->path) != EDIT_DONE) {
             fprintf(stderr, "vxr: %s:%zu: %s\n", s->path, st->line, a->message);
             return EXIT_INPUT;
         }

@@ -391,6 +391,25 @@ static void update_title(app *a, double now) {
     glfwSetWindowTitle(a->window, title);
 }
 
+/* Resident memory in KiB (Linux's /proc/self/statm), 0 where unknown. */
+static uint64_t rss_kb(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, resident = 0;
+    bool ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
+    if (f) fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    return ok && page > 0 ? resident * (uint64_t)page / 1024 : 0;
+}
+
+/* Samples resident memory after a shown frame, once the warm-up is over. */
+static void sample_rss(app *a, long shown_frames) {
+    if (!a->args->frames || shown_frames < a->args->frames / 10) return;
+    uint64_t kb = rss_kb();
+    if (!kb) return;
+    if (!a->rss_min_kb || kb < a->rss_min_kb) a->rss_min_kb = kb;
+    if (kb > a->rss_max_kb) a->rss_max_kb = kb;
+}
+
 static int run(app *a) {
     const view_args *va = a->args;
     uint64_t index = 0;
@@ -434,6 +453,7 @@ static int run(app *a) {
         index++;
         update_title(a, now);
         if (va->frames && !last && shown_frames < va->frames - 1) shown_frames++;
+        sample_rss(a, shown_frames);
         if (va->resize_w && !resized && shown_frames >= va->frames / 2) {
             glfwSetWindowSize(a->window, (int)va->resize_w, (int)va->resize_h);
             resized = true;

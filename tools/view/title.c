@@ -29,7 +29,8 @@ void view_readout(const app *a, char *dest, size_t size) {
 /* After --frames: the readout, or with --json the last pick record (as
  * `vxr pick` prints it) and a line with the scene, the window, the camera
  * (eye and target round-trip as floats), the mean frame and GPU times
- * after the first two frames, and edit mode's undo and redo depths. */
+ * after the first two frames, edit mode's undo and redo depths, and the
+ * lowest and highest resident memory after the warm-up (KiB). */
 void view_print_summary(const app *a) {
     if (!a->args->r.json) {
         char line[1024];
@@ -45,11 +46,12 @@ void view_print_summary(const app *a) {
     cli_print_json_string(stdout, a->scene_name);
     printf("\",\"width\":%u,\"height\":%u,\"grid\":%u,\"visible\":%u,\"instances\":%u,"
            "\"cull\":%s,\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,"
-           "\"frame_ms\":%.3f,\"gpu_ms\":%.3f,\"edit\":%s,\"undo\":%u,\"redo\":%u}\n",
+           "\"frame_ms\":%.3f,\"gpu_ms\":%.3f,\"edit\":%s,\"undo\":%u,\"redo\":%u,"
+           "\"rss_min_kb\":%llu,\"rss_max_kb\":%llu}\n",
            a->cam.width, a->cam.height, a->grid, a->visible, a->scene->instance_count,
            a->cull ? "true" : "false", (double)e[0], (double)e[1], (double)e[2], (double)t[0],
            (double)t[1], (double)t[2], (double)a->cam.fov_deg,
            a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
            a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms, a->editing ? "true" : "false",
-           undo, redo);
+           undo, redo, (unsigned long long)a->rss_min_kb, (unsigned long long)a->rss_max_kb);
 }

@@ -196,8 +196,6 @@ static vxr_result create_frames(view_vk *v, vxr_error *err) {
                                     .queryCount = 2 * VIEW_FRAMES};
         VK_TRY(vkCreateQueryPool, (v->device, &qi, NULL, &v->queries));
     }
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(v->physical, &mp);
     for (int i = 0; i < VIEW_FRAMES; i++) {
         view_frame *f = &v->frames[i];
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -221,11 +219,8 @@ static vxr_result create_frames(view_vk *v, vxr_error *err) {
         vkGetBufferMemoryRequirements(v->device, f->vertices, &req);
         const VkMemoryPropertyFlags host =
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        uint32_t type = 0;
-        while (type < mp.memoryTypeCount && (!(req.memoryTypeBits & (1u << type)) ||
-                                             (mp.memoryTypes[type].propertyFlags & host) != host))
-            type++;
-        if (type == mp.memoryTypeCount)
+        uint32_t type;
+        if (!cli_gpu_memory_type(v->physical, req.memoryTypeBits, host, &type))
             return fail(err, VXR_ERROR_VULKAN, "no host-visible coherent memory");
         VkMemoryAllocateInfo mi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                    .allocationSize = req.size,
