@@ -183,6 +183,10 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
                             d->instance_extension_count, MAX_EXTRA_EXTENSIONS);
     for (uint32_t i = 0; i < d->instance_extension_count; i++)
         exts[n_exts++] = d->instance_extensions[i];
+    if (d->gpu_assisted && !d->validation)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "desc->gpu_assisted needs desc->validation (GPU-assisted validation is "
+                            "part of the validation layer)");
     if (d->validation) {
         VkLayerProperties props[MAX_LAYERS];
         uint32_t n = MAX_LAYERS;
@@ -202,6 +206,10 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
     bool sync = d->validation && has_instance_extension(c, VALIDATION_LAYER,
                                                         VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
     if (sync) exts[n_exts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+    if (d->gpu_assisted && !sync)
+        return vxr_ctx_fail(c, err, VXR_ERROR_VULKAN,
+                            "GPU-assisted validation asked for but " VALIDATION_LAYER
+                            " lacks " VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
     VkDebugUtilsMessengerCreateInfoEXT mi = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -211,11 +219,15 @@ static vxr_result create_instance(vxr_context *c, const vxr_context_desc *d, vxr
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
         .pfnUserCallback = on_message,
         .pUserData = c};
+    /* GPU-assisted validation instruments the shaders; the layer takes the
+     * last descriptor set slot (maxBoundDescriptorSets - 1, at least 3) for
+     * its own, above vxr's two sets */
     const VkValidationFeatureEnableEXT enables[] = {
-        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+        VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT};
     VkValidationFeaturesEXT vf = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
                                   .pNext = &mi,
-                                  .enabledValidationFeatureCount = 1,
+                                  .enabledValidationFeatureCount = d->gpu_assisted ? 2u : 1u,
                                   .pEnabledValidationFeatures = enables};
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                              .pApplicationName = "vxr",

@@ -257,14 +257,11 @@ static bool readback_create(VkDeviceSize size, VkBuffer *buf, VkDeviceMemory *me
     if (vkCreateBuffer(dev, &bi, NULL, buf) != VK_SUCCESS) return false;
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev, *buf, &req);
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(gpu.info.physical_device, &mp);
     const VkMemoryPropertyFlags want =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t type = 0;
-    while (type < mp.memoryTypeCount && (!(req.memoryTypeBits & (1u << type)) ||
-                                         (mp.memoryTypes[type].propertyFlags & want) != want))
-        type++;
+    uint32_t type;
+    if (!cli_gpu_memory_type(gpu.info.physical_device, req.memoryTypeBits, want, &type))
+        return false;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                .allocationSize = req.size,
                                .memoryTypeIndex = type};

@@ -75,6 +75,27 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           to log (stderr when log is NULL); vxr also
  *                           names its objects. A missing layer is
  *                           VXR_ERROR_VULKAN.
+ *   gpu_assisted            false: no GPU-assisted validation (the layer's
+ *                           VK_LAYER_ENABLES may still turn it on). true,
+ *                           with validation: the layer's GPU-assisted
+ *                           validation too (VK_VALIDATION_FEATURE_ENABLE_
+ *                           GPU_ASSISTED_EXT): it instruments every shader
+ *                           and reports the out-of-bounds accesses it sees
+ *                           at run time as validation messages (counted
+ *                           and logged as above) from within the
+ *                           vkQueueSubmit that ran them (the layer waits
+ *                           for the queue there); it takes the device's
+ *                           last descriptor set slot for itself. What it
+ *                           checks depends on the layer's version (vxr's
+ *                           TESTING.md lists the gaps of 1.3.239). Without
+ *                           validation it is VXR_ERROR_ARGUMENT; a layer
+ *                           without VK_EXT_validation_features is
+ *                           VXR_ERROR_VULKAN; a device it cannot run on
+ *                           (below Vulkan 1.1, or without
+ *                           fragmentStoresAndAtomics and
+ *                           vertexPipelineStoresAndAtomics) still gets a
+ *                           context, with the layer's "GPU-Assisted
+ *                           Validation" setup error as a message.
  *   device_selector         NULL: the VXR_DEVICE environment variable, and
  *                           when that is unset too, the first discrete GPU,
  *                           else integrated, virtual, CPU. Set (or
@@ -156,6 +177,7 @@ typedef struct vxr_context_desc {
     uint32_t queue_family;
     uint32_t api_version; /* host context */
     bool validation;
+    bool gpu_assisted; /* with validation */
     const char *device_selector;
     const char *const *instance_extensions;
     uint32_t instance_extension_count;
