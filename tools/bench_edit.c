@@ -210,7 +210,7 @@ static vxr_result render_after(bench *b, uint32_t edits, uint32_t w, uint32_t h,
         r = cli_gpu_submit(&b->gpu, &b->err);
     *live = *fresh = 1e30;
     for (int round = 0; round < ROUNDS && r == VXR_OK; round++) {
-        double a, c;
+        double a = 1e30, c = 1e30;
         if ((r = frame_ms(b, b->r, t, &cam, &a)) == VXR_OK) r = frame_ms(b, ren, t, &cam, &c);
         if (a < *live) *live = a;
         if (c < *fresh) *fresh = c;

@@ -1,6 +1,7 @@
 /* vxr render: a frame on the GPU to a PNG, and (--hits) its pick records
  * and (--depth) its depths. All outputs land together or none does: each is
  * a temporary file until every one has been written. */
+#include <errno.h>
 #include <string.h>
 #include "commands.h"
 #include "gpu.h"
@@ -25,7 +26,7 @@ static vxr_result write_hits(FILE *f, const vxr_scene *scene, const vxr_camera *
 
 static vxr_result write_bytes(FILE *f, const void *data, size_t size, vxr_error *err) {
     if (fwrite(data, 1, size, f) == size) return VXR_OK;
-    snprintf(err->message, sizeof err->message, "cannot write");
+    snprintf(err->message, sizeof err->message, "cannot write: %s", strerror(errno));
     return VXR_ERROR_IO;
 }
 

@@ -47,6 +47,17 @@ if(CASE STREQUAL "render_bad_hits")
     if(NOT depth_size EQUAL 768) # 16 x 12 floats
         message(FATAL_ERROR "depth file of ${depth_size} bytes")
     endif()
+elseif(CASE STREQUAL "render_disk_full")
+    # a disk that fills while the hits are written (a file size limit of
+    # 32 KiB, its signal ignored, makes the writes fail with EFBIG): exit 1
+    # naming the file, and none of the outputs left, whole or partial
+    run(sh -c "trap '' XFSZ && ulimit -f 64 && exec \"$0\" \"$@\"" ${VXR} render ${SCENE}
+        --eye 90,-90,60 --target 0,0,0 --size 128x96 --out ${dir}/a.png --depth ${dir}/a.depth
+        --hits ${dir}/hits.jsonl)
+    if(NOT rc EQUAL 1 OR NOT err MATCHES "(a\\.png|a\\.depth|hits\\.jsonl): cannot write: File too large")
+        message(FATAL_ERROR "exit status ${rc} (expected 1): ${err}")
+    endif()
+    expect_only()
 elseif(CASE STREQUAL "convert_keeps_existing")
     # a failed convert leaves the file it would replace as it was, mode too
     set(out ${dir}/keep.vl32)

@@ -1,8 +1,8 @@
 # A scene read from standard input, as `-` and as /dev/stdin, through a pipe
-# and redirected from the file,
-# reports the same figures as the file itself (vxr info --json; the scene
-# name and build time aside).
-#   cmake -DVXR=path/to/vxr -DIN=FILE -P stdin.cmake
+# and redirected from the file, and from a FIFO (read once, never opened
+# twice), reports the same figures as the file itself (vxr info --json; the
+# scene name and build time aside).
+#   cmake -DVXR=path/to/vxr -DIN=FILE -DWORK=dir -P stdin.cmake
 function(figures json out)
     string(REGEX REPLACE "^{\"scene\":\"[^\"]*\"," "" json "${json}")
     string(REGEX REPLACE ",\"build_s\":[^}]*}" "}" json "${json}")
@@ -31,3 +31,15 @@ foreach(name - /dev/stdin)
                             "  ${got}\nexpected\n  ${want}\n${err}")
     endif()
 endforeach()
+
+# a FIFO: opened once; a second open would wait for a writer that is gone
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND sh -c "mkfifo \"$1\" && { cat \"$2\" > \"$1\" & } && exec \"$0\" info --json \"$1\""
+                        ${VXR} ${WORK}/fifo ${IN}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err TIMEOUT 20)
+figures("${json}" got)
+if(NOT rc EQUAL 0 OR NOT got STREQUAL want)
+    message(FATAL_ERROR "vxr info --json FIFO (from ${IN}): exit ${rc}\n  ${got}\nexpected\n  ${want}\n${err}")
+endif()
+file(REMOVE_RECURSE ${WORK})
