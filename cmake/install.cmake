@@ -68,6 +68,7 @@ if(TARGET vxr_renderer)
     foreach(lib ${CMAKE_DL_LIBS})
         string(APPEND VXR_PC_RENDERER_LIBS_PRIVATE " -l${lib}")
     endforeach()
+    string(APPEND VXR_PC_RENDERER_LIBS_PRIVATE " -pthread")
     # The Vulkan headers' directories, as Vulkan::Headers has them.
     set(VXR_PC_VULKAN_CFLAGS "")
     foreach(dir ${Vulkan_INCLUDE_DIRS})

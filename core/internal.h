@@ -19,6 +19,17 @@ static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt,
     return r;
 }
 
+/* Worker threads (core/pool.c). fn(user, begin, end) runs over disjoint
+ * ranges covering [0, count), at most chunk indices each, on up to threads
+ * threads (the caller's included; 1: all on the caller); returns when all
+ * are done. A range runs on one thread; which thread runs which range
+ * varies, so fn's results must depend on the indices only. When another
+ * thread's job has the pool, everything runs on the caller. */
+typedef void (*vxr_range_fn)(void *user, size_t begin, size_t end);
+void vxr_parallel_for(size_t count, size_t chunk, uint32_t threads, vxr_range_fn fn, void *user);
+/* The online CPUs (1 .. 64). */
+uint32_t vxr_cpu_count(void);
+
 /* SWAR popcount: the baseline x86-64 target has no POPCNT instruction and
  * the compiler's fallback is an out-of-line call on hot paths. */
 static inline int vxr_popcount64(uint64_t v) {

@@ -40,6 +40,7 @@ struct vxr_picker {
     uint32_t *visible;
     uint32_t n_visible;
     float *sphere, *box;
+    uint32_t threads; /* of vxr_pick_rays; 0: every online CPU */
 };
 
 /* A hit inside one octree, in model space. */
@@ -353,13 +354,45 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
     return VXR_OK;
 }
 
+/* Rays a thread takes at a time: a fraction of a millisecond of picking,
+ * so that threads finish close together. */
+enum { RAYS_CHUNK = 128 };
+
+typedef struct rays_job {
+    const vxr_picker *p;
+    const vxr_ray *rays;
+    uint32_t grid;
+    vxr_pick *dest;
+    _Atomic int failed; /* a vxr_result other than VXR_OK, or 0 */
+} rays_job;
+
+static void pick_range(void *user, size_t begin, size_t end) {
+    rays_job *j = user;
+    for (size_t i = begin; i < end; i++) {
+        vxr_result r = vxr_pick_ray(j->p, &j->rays[i], j->grid, &j->dest[i]);
+        if (r != VXR_OK) j->failed = r;
+    }
+}
+
+void vxr_picker_set_threads(vxr_picker *p, uint32_t threads) {
+    p->threads = threads;
+}
+
+uint32_t vxr_picker_threads(const vxr_picker *p) {
+    return p->threads ? p->threads : vxr_cpu_count();
+}
+
 vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count, uint32_t grid,
                          vxr_pick *dest) {
-    for (size_t i = 0; i < count; i++) {
-        vxr_result r = vxr_pick_ray(p, &rays[i], grid, &dest[i]);
-        if (r != VXR_OK) return r;
-    }
-    return VXR_OK;
+    vxr_pick scratch;
+    uint32_t level;
+    best_hit best;
+    if (!pick_begin(grid, &scratch, &level, &best)) return VXR_ERROR_ARGUMENT;
+    /* Each ray's record depends on that ray alone, so any split of the
+     * rays over threads gives the records of one thread. */
+    rays_job j = {p, rays, grid, dest, 0};
+    vxr_parallel_for(count, RAYS_CHUNK, vxr_picker_threads(p), pick_range, &j);
+    return j.failed ? (vxr_result)j.failed : VXR_OK;
 }
 
 /* Bounding spheres of the seed's loop may miss a grazing ray by rounding:

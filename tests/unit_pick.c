@@ -2,6 +2,9 @@
  * box against the ray in double precision, nearest entry t, over random
  * scenes and real files, plus the named cases of DESIGN.md §3. */
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include "vxr/bvh.h"
 #include "vxr/formats.h"
 #include "vxr/pick.h"
@@ -492,11 +495,82 @@ static void test_hierarchy(void) {
     vxr_scene_src_free(&src);
 }
 
+/* vxr_pick_rays over threads: the records of vxr_pick_ray one by one, bit
+ * for bit, for every thread count, and from two callers at once (one of
+ * them finds the workers busy and runs alone). */
+typedef struct rays_call {
+    const vxr_picker *p;
+    const vxr_ray *rays;
+    int n;
+    uint32_t grid;
+    vxr_pick *dest;
+    vxr_result r;
+} rays_call;
+
+static void *call_pick_rays(void *arg) {
+    rays_call *c = arg;
+    c->r = vxr_pick_rays(c->p, c->rays, (size_t)c->n, c->grid, c->dest);
+    return NULL;
+}
+
+static void test_threads(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", VXR_TEST_DATA, "mmmm__scene_store8.vox");
+    vxr_scene *s;
+    vxr_error err;
+    if (vxr_scene_load(path, &s, &err) != VXR_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        CHECK(0);
+        return;
+    }
+    enum { N = 20000 };
+    vxr_ray *rays = malloc(N * sizeof *rays);
+    vxr_pick *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got),
+             *other = malloc(N * sizeof *other);
+    vxr_picker *p;
+    CHECK(rays && want && got && other && vxr_picker_create(s, &p) == VXR_OK);
+    random_rays(s, rays, N);
+    for (uint32_t grid = 1; grid <= 4; grid *= 4) {
+        for (int i = 0; i < N; i++) CHECK(vxr_pick_ray(p, &rays[i], grid, &want[i]) == VXR_OK);
+        static const uint32_t threads[] = {1, 2, 3, 8, 0};
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            vxr_picker_set_threads(p, threads[t]);
+            memset(got, 0xa5, N * sizeof *got);
+            CHECK(vxr_pick_rays(p, rays, N, grid, got) == VXR_OK);
+            CHECK(memcmp(got, want, N * sizeof *got) == 0);
+        }
+        /* two callers at once, each with all the threads it may get */
+        vxr_picker_set_threads(p, 0);
+        memset(got, 0xa5, N * sizeof *got);
+        memset(other, 0x5a, N * sizeof *other);
+        rays_call a = {p, rays, N, grid, got, VXR_ERROR_ARGUMENT},
+                  b = {p, rays, N, grid, other, VXR_ERROR_ARGUMENT};
+        pthread_t ta, tb;
+        CHECK(pthread_create(&ta, NULL, call_pick_rays, &a) == 0);
+        CHECK(pthread_create(&tb, NULL, call_pick_rays, &b) == 0);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        CHECK(a.r == VXR_OK && b.r == VXR_OK);
+        CHECK(memcmp(got, want, N * sizeof *got) == 0);
+        CHECK(memcmp(other, want, N * sizeof *other) == 0);
+    }
+    /* a bad grid is refused before anything is picked */
+    memset(got, 0xa5, sizeof *got);
+    CHECK(vxr_pick_rays(p, rays, N, 3, got) == VXR_ERROR_ARGUMENT);
+    CHECK(((const unsigned char *)got)[0] == 0xa5);
+    vxr_picker_destroy(p);
+    free(rays);
+    free(want);
+    free(got);
+    free(other);
+    vxr_scene_destroy(s);
+}
+
 int main(int argc, char **argv) {
     static const vxr_test_case tests[] = {
         TEST(test_named_cases), TEST(test_random_scenes), TEST(test_grids),
         TEST(test_real_files),  TEST(test_bad_grid),      TEST(test_seed_errata),
-        TEST(test_hierarchy),
+        TEST(test_hierarchy),   TEST(test_threads),
     };
     int r = RUN_TESTS(tests);
     fprintf(stderr, "%d picks compared, %d forgiven as float/double near ties\n", compared,

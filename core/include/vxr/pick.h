@@ -70,9 +70,24 @@ VXR_API void vxr_picker_destroy(vxr_picker *picker);
 VXR_API vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                                 vxr_pick *dest);
 
-/* Picks count rays into dest[count]. */
+/* Picks count rays into dest[count]: dest[i] is vxr_pick_ray of rays[i],
+ * bit for bit, on any number of threads. A batch larger than a few hundred
+ * rays is split over the picker's threads (vxr_picker_set_threads): the
+ * core's worker threads, made on the first such batch (one per online CPU
+ * but one, the caller being the last) and kept until the process ends.
+ * Calls from several threads at once are safe (the picker is only read);
+ * while one batch has the workers, the others run on their callers alone.
+ * A bad grid is VXR_ERROR_ARGUMENT with dest untouched. */
 VXR_API vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t count,
                                  uint32_t grid, vxr_pick *dest);
+/* The threads vxr_pick_rays may use, the caller's included: 0 (the
+ * default) every online CPU, 1 the caller only (for single-thread
+ * figures), else at most that many. Not to be called while a
+ * vxr_pick_rays of this picker runs. */
+VXR_API void vxr_picker_set_threads(vxr_picker *picker, uint32_t threads);
+/* The threads vxr_pick_rays asks for: the count set, or for 0 the online
+ * CPUs (it may get fewer, when the system gave the core fewer workers). */
+VXR_API uint32_t vxr_picker_threads(const vxr_picker *picker);
 
 /* The seed's method for comparison: every visible instance in turn,
  * bounding sphere, then AABB, then the octree; same results as
