@@ -156,8 +156,16 @@ static bool shape_box(const vxr_edit *ed, const vxr_octree *t, int64_t lo[3], in
         }
         if (hi[k] < lo[k]) hi[k] = lo[k];
     }
-    uint64_t cells = (uint64_t)(hi[0] - lo[0]) * (uint64_t)(hi[1] - lo[1]);
-    return cells <= MAX_STEP_CELLS && cells * (uint64_t)(hi[2] - lo[2]) <= MAX_STEP_CELLS;
+    /* an empty side makes an empty shape, however long the others are
+     * (and nothing to visit) */
+    uint64_t side[3];
+    for (int k = 0; k < 3; k++) side[k] = (uint64_t)(hi[k] - lo[k]);
+    if (!side[0] || !side[1] || !side[2]) {
+        for (int k = 0; k < 3; k++) hi[k] = lo[k];
+        return true;
+    }
+    uint64_t cells = side[0] * side[1];
+    return cells <= MAX_STEP_CELLS && cells * side[2] <= MAX_STEP_CELLS;
 }
 
 static vxr_result apply_shape(applying *a, vxr_error *err) {

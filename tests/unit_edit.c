@@ -389,6 +389,34 @@ static uint32_t cull_errors(const vxr_scene *s, const float eye[3]) {
 
 /* The culler follows a changing scene: instances moved, added, removed,
  * hidden, given finite or infinite view distances, and models that grow. */
+/* The 2^27-cell limit counts cells: a box with an empty side is empty
+ * (nothing changes), however long its other sides; a box over the limit
+ * is refused (fuzz_text found the first refused). */
+static void test_step_limit(void) {
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_load(VXR_TEST_DATA "/mmmm__chr_robot.vox", &s, NULL) == VXR_OK);
+    if (!s) return;
+    vxr_editor *e = NULL;
+    CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
+    const int32_t reach = 1 << (VXR_MAX_DEPTH - 1);
+    vxr_edit ed = {.op = VXR_EDIT_SET, .model = 0, .value = 5, .shape = VXR_SHAPE_BOX};
+    for (int k = 0; k < 3; k++) ed.hi[k] = reach; /* from 0 */
+    for (int empty = 0; empty < 3; empty++) {
+        ed.hi[empty] = 0;
+        vxr_edit_result res = {.changed = 99};
+        CHECK(vxr_editor_apply(e, &ed, &res, NULL) == VXR_OK);
+        CHECK(res.changed == 0);
+        ed.hi[empty] = reach;
+    }
+    ed.hi[0] = 512; /* 512 x 512 x 513 cells: 2^27 + 2^18 */
+    ed.hi[1] = 512;
+    ed.hi[2] = 513;
+    vxr_error err = {{0}};
+    CHECK(vxr_editor_apply(e, &ed, NULL, &err) == VXR_ERROR_LIMIT && err.message[0]);
+    vxr_editor_destroy(e);
+    vxr_scene_destroy(s);
+}
+
 static void test_culler_follows(void) {
     vxr_scene *s = NULL;
     CHECK(vxr_scene_load(VXR_TEST_DATA "/mmmm__scene_store8.vox", &s, NULL) == VXR_OK);
@@ -452,4 +480,4 @@ static void test_culler_follows(void) {
 }
 
 VXR_TEST_MAIN(TEST(test_random_edits), TEST(test_real_models), TEST(test_edit_cost),
-              TEST(test_editor), TEST(test_culler_follows))
+              TEST(test_editor), TEST(test_step_limit), TEST(test_culler_follows))
