@@ -24,7 +24,6 @@ static struct {
     pthread_cond_t wake;  /* a job was posted */
     pthread_cond_t idle;  /* a worker left the job */
     pthread_mutex_t run;  /* held by the caller whose job this is */
-    uint32_t workers;     /* started */
     uint64_t posted;      /* jobs posted so far */
     bool open;            /* the job takes workers */
     uint32_t joined, max_join, active;
@@ -81,10 +80,10 @@ static void start_workers(void) {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (uint32_t i = 0; i + 1 < vxr_cpu_count(); i++) {
+    const uint32_t workers = vxr_cpu_count() - 1;
+    for (uint32_t i = 0; i < workers; i++) {
         pthread_t t;
         if (pthread_create(&t, &attr, worker, NULL) != 0) break; /* fewer workers */
-        pool.workers++;
     }
     pthread_attr_destroy(&attr);
 }

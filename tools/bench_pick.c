@@ -50,15 +50,13 @@ int cmd_bench_pick(int argc, char **argv) {
     size_t n = 0;
     vxr_ray *rays = NULL;
     if (rays_path) {
-        float *v;
-        int status = cli_read_floats(rays_path, 6, "ox oy oz dx dy dz", &v, &n, NULL);
+        int status = cli_read_rays(rays_path, &rays, &n);
         if (status != EXIT_OK) return status;
         if (!n) {
-            free(v);
+            free(rays);
             fprintf(stderr, "vxr: %s: no rays\n", rays_path);
             return EXIT_INPUT;
         }
-        rays = (vxr_ray *)v; /* six packed floats, the layout of vxr_ray */
     }
     vxr_scene *scene;
     vxr_error err = {{0}};

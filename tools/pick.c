@@ -6,16 +6,6 @@
 #include "commands.h"
 #include "gpu.h"
 
-_Static_assert(sizeof(vxr_ray) == 6 * sizeof(float), "vxr_ray is six packed floats");
-
-/* Reads "ox oy oz dx dy dz" lines into rays. */
-static int read_rays(const char *path, vxr_ray **rays, size_t *count) {
-    float *v;
-    int status = cli_read_floats(path, 6, "ox oy oz dx dy dz", &v, count, NULL);
-    *rays = (vxr_ray *)v; /* six packed floats, the layout of vxr_ray */
-    return status;
-}
-
 /* Rays a GPU batch holds at most: 32 MiB of pick records. */
 #define BATCH_RAYS (1u << 20)
 
@@ -91,7 +81,7 @@ int cmd_pick(int argc, char **argv) {
     if (validate && !use_gpu) return cli_usage("pick: --validate goes with --gpu");
     vxr_ray *rays;
     size_t n;
-    int status = read_rays(rays_path, &rays, &n);
+    int status = cli_read_rays(rays_path, &rays, &n);
     if (status != EXIT_OK) return status;
     vxr_scene *scene;
     vxr_error err = {{0}};

@@ -121,6 +121,9 @@ vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_
 int cli_read_floats(const char *path, int per_line, const char *names, float **dest, size_t *count,
                     size_t **lines);
 
+/* cli_read_floats of "ox oy oz dx dy dz" lines into rays (malloc'd). */
+int cli_read_rays(const char *path, vxr_ray **rays, size_t *count);
+
 /* The one reader of text lines (tools/cli/lines.c): rays, spheres, points
  * (cli_read_floats) and edit scripts. Lines may be of any length; the
  * whole input is limited to CLI_TEXT_MAX bytes (1 GiB of text), so that an

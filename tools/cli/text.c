@@ -68,3 +68,12 @@ int cli_read_floats(const char *path, int per_line, const char *names, float **d
     }
     return status;
 }
+
+_Static_assert(sizeof(vxr_ray) == 6 * sizeof(float), "vxr_ray is six packed floats");
+
+int cli_read_rays(const char *path, vxr_ray **rays, size_t *count) {
+    float *v;
+    int status = cli_read_floats(path, 6, "ox oy oz dx dy dz", &v, count, NULL);
+    *rays = (vxr_ray *)v; /* six packed floats, the layout of vxr_ray */
+    return status;
+}
