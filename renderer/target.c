@@ -133,6 +133,13 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
         vxr_target_destroy(t);
         return res;
     }
+    /* First touches now, not in the first timed frame or batch: on a CPU
+     * driver, or wherever the host pages in mapped memory lazily, the first
+     * write to each page costs more than tracing it (BENCHMARKS.md). The
+     * memory is host-coherent, so the zeros need no flush. */
+    const vxr_buf *mapped[] = {&t->depth, &t->picks, &t->rays, &t->readback};
+    for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++)
+        if (mapped[i]->map) memset(mapped[i]->map, 0, mapped[i]->size);
     *dest = t;
     return VXR_OK;
 }
