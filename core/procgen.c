@@ -139,18 +139,35 @@ static int32_t top_at(const terrain *t, int32_t x, int32_t y) {
     return h < 0 ? h : max_i(h, t->sea);
 }
 
-/* Emits the columns [x0, x0 + w) x [y0, y0 + w) centred on the model origin.
- * Each column reaches down to just above its lowest neighbour, so slopes
- * show no gaps, and is at least 3 voxels deep; on an open border it runs
- * down to z = 0 so the terrain looks solid from the side. */
-static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vxr_model_src *m) {
-    int32_t ox = -(x0 + w / 2), oy = -(y0 + w / 2);
-    for (int32_t y = y0; y < y0 + w; y++) {
-        for (int32_t x = x0; x < x0 + w; x++) {
-            int32_t raw = raw_at(t, x, y), top = max_i(raw, t->sea);
-            int32_t lo = min_i(min_i(top_at(t, x - 1, y), top_at(t, x + 1, y)),
-                               min_i(top_at(t, x, y - 1), top_at(t, x, y + 1)));
+/* Emits the voxels of the columns [x0, x1) x [y0, y1) in the layers
+ * [z0, z1), at model x = column x + ox (y likewise). Each column reaches
+ * down to just above its lowest neighbour, so slopes show no gaps, and is
+ * at least 3 voxels deep; on an open border it runs down to z = 0 so the
+ * terrain looks solid from the side. */
+static bool terrain_columns(const terrain *t, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                            int32_t z0, int32_t z1, int32_t ox, int32_t oy, vxr_model_src *m) {
+    if (x1 <= x0 || y1 <= y0) return true;
+    /* The column tops of rows y - 1, y and y + 1 over [x0 - 1, x1]: each
+     * top is read once a row, not once for each neighbour. */
+    const size_t w = (size_t)(x1 - x0) + 2;
+    int32_t *rows = malloc(3 * w * sizeof *rows);
+    if (!rows) return false;
+    int32_t *prev = rows, *cur = rows + w, *next = rows + 2 * w;
+    for (int32_t x = x0 - 1; x <= x1; x++) {
+        prev[x - x0 + 1] = top_at(t, x, y0 - 1);
+        cur[x - x0 + 1] = top_at(t, x, y0);
+    }
+    bool ok = true;
+    for (int32_t y = y0; ok && y < y1; y++) {
+        for (int32_t x = x0 - 1; x <= x1; x++) next[x - x0 + 1] = top_at(t, x, y + 1);
+        for (int32_t x = x0; x < x1; x++) {
+            const size_t i = (size_t)(x - x0) + 1;
+            int32_t top = cur[i]; /* max(raw, sea): the column itself is always there */
+            if (top < z0) continue;
+            int32_t lo = min_i(min_i(cur[i - 1], cur[i + 1]), min_i(prev[i], next[i]));
             int32_t bottom = max_i(0, min_i(top - 2, lo + 1));
+            if (bottom >= z1) continue;
+            int32_t raw = top == t->sea ? raw_at(t, x, y) : top;
             uint32_t hs = hash3(x, y, 99), top_c, sub_c;
             if (raw < t->sea) {
                 int32_t depth = t->sea - raw;
@@ -167,14 +184,48 @@ static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vx
                 top_c = PAL_SNOW + (hs & 1);
                 sub_c = PAL_ROCK;
             }
-            for (int32_t z = bottom; z <= top; z++) {
+            int32_t first = max_i(bottom, z0), last = min_i(top, z1 - 1);
+            if (!(ok = room(m, (size_t)(last - first + 1)))) break;
+            vxr_voxel *v = m->voxels + m->count;
+            for (int32_t z = first; z <= last; z++) {
                 uint32_t c = z == top ? top_c : sub_c;
                 if (c == PAL_ROCK) c += (uint32_t)(z + (int32_t)(hs & 7)) / 3 % 3;
-                if (!put(m, x + ox, y + oy, z, c)) return false;
+                *v++ = (vxr_voxel){x + ox, y + oy, z, c};
             }
+            m->count += (size_t)(last - first + 1);
         }
+        int32_t *spare = prev;
+        prev = cur;
+        cur = next;
+        next = spare;
     }
-    return true;
+    free(rows);
+    return ok;
+}
+
+/* The columns [x0, x0 + w) x [y0, y0 + w) centred on the model origin. */
+static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vxr_model_src *m) {
+    return terrain_columns(t, x0, y0, x0 + w, y0 + w, INT32_MIN, INT32_MAX, -(x0 + w / 2),
+                           -(y0 + w / 2), m);
+}
+
+/* @terrain:N's model is a generator (vxr_model_gen) over its heightfield:
+ * the build asks for one region's columns at a time, and the N^2 columns'
+ * voxels never exist as one list. The voxels are terrain_emit's. */
+static vxr_result terrain_gen_emit(void *user, const int32_t lo[3], const int32_t hi[3],
+                                   vxr_model_src *dest) {
+    const terrain *t = user;
+    const int32_t o = t->n / 2; /* model x = column x - o */
+    int32_t x0 = max_i(lo[0] + o, 0), y0 = max_i(lo[1] + o, 0);
+    int32_t x1 = min_i(hi[0] + o, t->n), y1 = min_i(hi[1] + o, t->n);
+    return terrain_columns(t, x0, y0, x1, y1, lo[2], hi[2], -o, -o, dest) ? VXR_OK
+                                                                          : VXR_ERROR_MEMORY;
+}
+
+static void terrain_gen_free(void *user) {
+    terrain *t = user;
+    free(t->h);
+    free(t);
 }
 
 /* ----------------------------------------------------------------- scenes */
@@ -197,15 +248,45 @@ static void terrain_scale(int32_t n, int32_t *base, int32_t *amp) {
 }
 
 static vxr_result gen_terrain(vxr_scene_src *s, int32_t n) {
-    terrain t;
     int32_t base, amp;
     terrain_scale(n, &base, &amp);
-    if (!terrain_init(&t, n, false, base, amp, 1)) return VXR_ERROR_MEMORY;
+    terrain *t = malloc(sizeof *t);
+    vxr_model_gen *g = calloc(1, sizeof *g);
+    if (!t || !g || !terrain_init(t, n, false, base, amp, 1)) {
+        free(t);
+        free(g);
+        return VXR_ERROR_MEMORY;
+    }
+    /* Tight bounds: every column is there, the border ones reach z = 0,
+     * and the highest top is the highest cell. The voxel count, for the
+     * build's arrays: the columns of every 16th row, a little over. */
+    int32_t top = t->sea;
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) top = max_i(top, t->h[i]);
+    uint64_t sampled = 0;
+    int32_t rows = 0;
+    for (int32_t y = 0; y < n; y += 16, rows++)
+        for (int32_t x = 0; x < n; x++) {
+            int32_t c = top_at(t, x, y);
+            int32_t lo = min_i(min_i(top_at(t, x - 1, y), top_at(t, x + 1, y)),
+                               min_i(top_at(t, x, y - 1), top_at(t, x, y + 1)));
+            sampled += (uint64_t)(c - max_i(0, min_i(c - 2, lo + 1)) + 1);
+        }
+    uint64_t hint = sampled * (uint64_t)n / (uint64_t)rows;
+    *g = (vxr_model_gen){.emit = terrain_gen_emit,
+                         .destroy = terrain_gen_free,
+                         .user = t,
+                         .vmin = {-(n / 2), -(n / 2), 0},
+                         .vmax = {n - n / 2, n - n / 2, top + 1},
+                         .voxels_hint = hint + hint / 16};
     uint32_t index;
     vxr_result r = vxr_scene_src_add_model(s, &index);
-    if (r == VXR_OK && !terrain_emit(&t, 0, 0, n, &s->models[index])) r = VXR_ERROR_MEMORY;
-    free(t.h);
-    return r != VXR_OK ? r : vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
+    if (r != VXR_OK) {
+        terrain_gen_free(t);
+        free(g);
+        return r;
+    }
+    s->models[index].gen = g;
+    return vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
 }
 
 /* A 192 x 192 patch with flattened pads under the showpieces. */

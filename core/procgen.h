@@ -4,6 +4,7 @@
 #define VXR_PROCGEN_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include "internal.h"
 
 /* The palette of every built-in scene (core/procgen.c fills it). */
@@ -67,6 +68,19 @@ static inline bool put(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32
         return true;
     }
     return vxr_model_src_push(m, x, y, z, c) == VXR_OK;
+}
+
+/* Makes room for `extra` more voxels in m (doubling), so that a run of
+ * voxels can be written straight into m->voxels. */
+static inline bool room(vxr_model_src *m, size_t extra) {
+    if (m->capacity - m->count >= extra) return true;
+    size_t cap = m->capacity ? m->capacity : 256;
+    while (cap - m->count < extra) cap *= 2;
+    vxr_voxel *p = realloc(m->voxels, cap * sizeof *p);
+    if (!p) return false;
+    m->voxels = p;
+    m->capacity = cap;
+    return true;
 }
 
 /* The small models of the demo and world scenes. */

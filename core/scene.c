@@ -57,9 +57,35 @@ vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z,
     return VXR_OK;
 }
 
+static void gen_free(vxr_model_gen *g) {
+    if (g && g->destroy) g->destroy(g->user);
+    free(g);
+}
+
+vxr_result vxr_model_src_materialize(vxr_model_src *m, vxr_error *err) {
+    vxr_model_gen *g = m->gen;
+    if (!g) return VXR_OK;
+    bool empty = false;
+    for (int k = 0; k < 3; k++) empty |= g->vmin[k] >= g->vmax[k];
+    vxr_result r = empty ? VXR_OK : g->emit(g->user, g->vmin, g->vmax, m);
+    if (r != VXR_OK) {
+        free(m->voxels);
+        m->voxels = NULL;
+        m->count = m->capacity = 0;
+        return vxr_fail(err, r, "generator failed on its bounds [%d,%d,%d]..[%d,%d,%d]", g->vmin[0],
+                        g->vmin[1], g->vmin[2], g->vmax[0], g->vmax[1], g->vmax[2]);
+    }
+    gen_free(g);
+    m->gen = NULL;
+    return VXR_OK;
+}
+
 void vxr_scene_src_free(vxr_scene_src *src) {
     if (!src) return;
-    for (uint32_t i = 0; i < src->model_count; i++) free(src->models[i].voxels);
+    for (uint32_t i = 0; i < src->model_count; i++) {
+        free(src->models[i].voxels);
+        gen_free(src->models[i].gen);
+    }
     free(src->models);
     free(src->instances);
     uint32_t attr_size = src->attr_size;
@@ -113,7 +139,43 @@ vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances) {
     return s;
 }
 
+/* Models of a scene build: a thread each, side by side. */
+typedef struct model_job {
+    const vxr_scene_src *src;
+    vxr_scene *scene;
+    const uint32_t *models;
+    vxr_result *results;
+} model_job;
+
+static void build_models(void *user, size_t begin, size_t end) {
+    const model_job *j = user;
+    for (size_t i = begin; i < end; i++) {
+        uint32_t m = j->models[i];
+        j->results[m] =
+            vxr_model_build(&j->src->models[m], j->src->attr_size, 1, &j->scene->models[m], NULL);
+    }
+}
+
+/* A model is built over all the threads when it has at least 2^18 voxels
+ * and more than 1.5 / threads of all of them (the others together would
+ * not keep the threads busy meanwhile), or when it is a generator. */
+static bool build_alone(const vxr_scene_src *src, uint32_t m, uint64_t total, uint32_t threads) {
+    const vxr_model_src *model = &src->models[m];
+    if (model->gen) return true;
+    return threads > 1 && model->count >= (1u << 18) &&
+           2 * (uint64_t)threads * model->count > 3 * total;
+}
+
+uint32_t vxr_build_threads(uint32_t threads) {
+    return threads ? threads : vxr_cpu_count();
+}
+
 vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err) {
+    return vxr_scene_build_threads(src, 0, dest, err);
+}
+
+vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, vxr_scene **dest,
+                                   vxr_error *err) {
     *dest = NULL;
     for (uint32_t i = 0; i < src->instance_count; i++) {
         vxr_result r = vxr_instance_check(&src->instances[i], i, src->model_count, err);
@@ -126,18 +188,50 @@ vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error
     memcpy(s->palette, src->palette, sizeof s->palette);
     s->attr_size = src->attr_size;
     double t0 = now_s();
-    for (uint32_t i = 0; i < src->model_count; i++) {
-        vxr_result r = vxr_octree_build(src->models[i].voxels, src->models[i].count, src->attr_size,
-                                        &s->models[i], err);
-        if (r != VXR_OK) {
-            if (err) {
-                char inner[sizeof err->message];
-                memcpy(inner, err->message, sizeof inner);
-                vxr_fail(err, r, "model %u: %.200s", i, inner);
-            }
-            vxr_scene_destroy(s);
-            return r;
+    if (threads == 0) threads = vxr_cpu_count();
+    const uint32_t n = src->model_count;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) total += src->models[i].count;
+    uint32_t *side = malloc((n ? n : 1) * sizeof *side);
+    vxr_result *results = malloc((n ? n : 1) * sizeof *results);
+    if (!side || !results) {
+        free(side);
+        free(results);
+        vxr_scene_destroy(s);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    /* Large models one by one over the threads, until one fails; then the
+     * others before it side by side. The lowest failing model is reported. */
+    uint32_t sides = 0, failed = n;
+    vxr_result r = VXR_OK;
+    for (uint32_t i = 0; i < n && r == VXR_OK; i++) {
+        if (!build_alone(src, i, total, threads))
+            side[sides++] = i;
+        else if ((r = vxr_model_build(&src->models[i], src->attr_size, threads, &s->models[i],
+                                      err)) != VXR_OK)
+            failed = i;
+    }
+    model_job job = {src, s, side, results};
+    vxr_parallel_for(sides, 1, threads, build_models, &job);
+    for (uint32_t k = 0; k < sides; k++) {
+        uint32_t m = side[k];
+        if (results[m] == VXR_OK) continue;
+        /* Again on this thread, for the message. */
+        r = vxr_model_build(&src->models[m], src->attr_size, 1, &s->models[m], err);
+        if (r == VXR_OK) r = vxr_fail(err, results[m], "out of memory");
+        failed = m;
+        break;
+    }
+    free(side);
+    free(results);
+    if (r != VXR_OK) {
+        if (err) {
+            char inner[sizeof err->message];
+            memcpy(inner, err->message, sizeof inner);
+            vxr_fail(err, r, "model %u: %.200s", failed, inner);
         }
+        vxr_scene_destroy(s);
+        return r;
     }
     s->build_s = now_s() - t0;
     *dest = s;

@@ -1,6 +1,7 @@
 /* Built-in procedural scenes (core/procgen.c): every spec generates a valid
  * paletted source, deterministically, with the documented contents; bad
- * specs fail with a reason and leave nothing behind. */
+ * specs fail with a reason and leave nothing behind. @terrain's model is a
+ * generator: built region by region it is the octree of its list. */
 #include <math.h>
 #include "vxr/formats.h"
 #include "vxr_test.h"
@@ -16,7 +17,8 @@ static void bounds(const vxr_model_src *m, int32_t lo[3], int32_t hi[3]) {
     }
 }
 
-/* Generates spec and checks what every scene must satisfy. */
+/* Generates spec (every model as a list: generators materialised) and
+ * checks what every scene must satisfy. */
 static int generate(const char *spec, vxr_scene_src *s);
 
 /* generate of "kind:value". */
@@ -29,6 +31,8 @@ static int generate_n(const char *kind, long value, vxr_scene_src *s) {
 static int generate(const char *spec, vxr_scene_src *s) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_generate(spec, s, &err);
+    for (uint32_t i = 0; r == VXR_OK && i < s->model_count; i++)
+        r = vxr_model_src_materialize(&s->models[i], &err);
     CHECK_EQ_INT(r, VXR_OK);
     if (r != VXR_OK) {
         fprintf(stderr, "%s: %s\n", spec, err.message);
@@ -259,5 +263,41 @@ static void bad_specs(void) {
     CHECK_EQ_INT(vxr_scene_generate("demo", NULL, &err), VXR_ERROR_ARGUMENT);
 }
 
+/* @terrain:N's generator, built region by region on 1 and 2 threads,
+ * against the build of its materialised list; the scene as vxr_scene_load
+ * builds it (every CPU) too. */
+static void terrain_generator_equals_list(void) {
+    static const int32_t sizes[] = {1, 2, 7, 64, 129, 300, 1024};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "terrain:%d", sizes[i]);
+        vxr_scene_src gen, list;
+        vxr_error err = {{0}};
+        CHECK(vxr_scene_generate(spec, &gen, &err) == VXR_OK);
+        CHECK(gen.model_count == 1 && gen.models[0].gen != NULL && gen.models[0].count == 0);
+        if (!generate(spec, &list)) continue;
+        vxr_octree want;
+        CHECK(vxr_octree_build(list.models[0].voxels, list.models[0].count, 1, &want, NULL) ==
+              VXR_OK);
+        for (uint32_t threads = 1; threads <= 2; threads++) {
+            vxr_octree t;
+            CHECK(vxr_model_build(&gen.models[0], gen.attr_size, threads, &t, &err) == VXR_OK);
+            if (!vxr_octree_equal(&t, &want)) fprintf(stderr, "%s: differs\n", spec);
+            CHECK(vxr_octree_equal(&t, &want));
+            vxr_octree_free(&t);
+        }
+        char at[34];
+        snprintf(at, sizeof at, "@%s", spec);
+        vxr_scene *s;
+        CHECK(vxr_scene_load(at, &s, &err) == VXR_OK);
+        CHECK(s && vxr_octree_equal(&s->models[0], &want));
+        vxr_scene_destroy(s);
+        vxr_octree_free(&want);
+        vxr_scene_src_free(&gen);
+        vxr_scene_src_free(&list);
+    }
+}
+
 VXR_TEST_MAIN(TEST(generates_every_kind), TEST(deterministic), TEST(menger_counts),
-              TEST(terrain_columns), TEST(world_objects), TEST(demo_contents), TEST(bad_specs))
+              TEST(terrain_columns), TEST(world_objects), TEST(demo_contents), TEST(bad_specs),
+              TEST(terrain_generator_equals_list))

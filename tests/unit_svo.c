@@ -1,6 +1,9 @@
 /* Octree construction: the seed's facts (with its errata corrected), both
- * builders against a brute-force oracle and against each other, validation
- * of corrupted layouts, and the GPU blob's fields. */
+ * builders against a brute-force oracle and against each other, the bulk
+ * build on any number of threads and from generators against one thread
+ * and lists, validation of corrupted layouts, and the GPU blob's fields. */
+#include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include "vxr/blob.h"
 #include "vxr/formats.h"
@@ -324,8 +327,16 @@ static int builds_equal_on_file(const char *path) {
             fprintf(stderr, "%s: model %u differs between the builders\n", path, i);
             ok = 0;
         }
-        vxr_octree_free(&a);
         vxr_octree_free(&b);
+        for (uint32_t threads = 2; threads <= 3; threads++) {
+            CHECK(vxr_model_build(&src.models[i], src.attr_size, threads, &b, NULL) == VXR_OK);
+            if (!vxr_octree_equal(&a, &b)) {
+                fprintf(stderr, "%s: model %u differs on %u threads\n", path, i, threads);
+                ok = 0;
+            }
+            vxr_octree_free(&b);
+        }
+        vxr_octree_free(&a);
     }
     vxr_scene_src_free(&src);
     return ok;
@@ -349,8 +360,340 @@ static void test_real_files_bulk_equals_incremental(void) {
     }
 }
 
+/* ------------------------------------------------ threads and generators */
+
+static uint32_t hash32(uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    return h ^ (h >> 16);
+}
+
+static uint32_t color_of(int32_t x, int32_t y, int32_t z, uint32_t attr_size) {
+    uint32_t h =
+        hash32((uint32_t)x * 0x8da6b343u ^ (uint32_t)y * 0xd8163841u ^ (uint32_t)z * 0xcb1ab31fu);
+    return attr_size == 1 ? 1 + h % 255 : h | 1;
+}
+
+/* A test generator: a wavy surface over the columns [o, o + n)^2, one or
+ * two voxels deep, its top cell given twice (the second colour wins). */
+typedef struct wave {
+    int32_t o, n;
+    uint32_t attr_size;
+    atomic_int calls;
+    int destroyed;
+    int fail_z; /* emit fails (VXR_ERROR_IO) for a box starting at this z, or 0 */
+    int stray;  /* emit gives one voxel outside its box */
+} wave;
+
+static int32_t wave_top(int32_t x, int32_t y) {
+    return (int32_t)(90.0 * sin(x * 0.011) * cos(y * 0.007) + 40.0 * sin((x + y) * 0.031));
+}
+
+static vxr_result wave_emit(void *user, const int32_t lo[3], const int32_t hi[3],
+                            vxr_model_src *dest) {
+    wave *w = user;
+    atomic_fetch_add(&w->calls, 1);
+    if (w->fail_z && lo[2] == w->fail_z) return VXR_ERROR_IO;
+    if (w->stray) return vxr_model_src_push(dest, hi[0], lo[1], lo[2], 1);
+    for (int32_t y = lo[1]; y < hi[1]; y++)
+        for (int32_t x = lo[0]; x < hi[0]; x++) {
+            int32_t top = wave_top(x, y),
+                    bottom = top - 1 - (int32_t)(hash32((uint32_t)(x ^ y)) & 1);
+            for (int32_t z = bottom > lo[2] ? bottom : lo[2]; z <= top && z < hi[2]; z++)
+                if (vxr_model_src_push(dest, x, y, z, color_of(x, y, z, w->attr_size)) != VXR_OK)
+                    return VXR_ERROR_MEMORY;
+            if (top >= lo[2] && top < hi[2] &&
+                vxr_model_src_push(dest, x, y, top, color_of(x, y, top + 1, w->attr_size)) !=
+                    VXR_OK)
+                return VXR_ERROR_MEMORY;
+        }
+    return VXR_OK;
+}
+
+static void wave_destroy(void *user) {
+    ((wave *)user)->destroyed++;
+}
+
+/* The generator of w, with tight bounds. */
+static vxr_model_gen wave_gen(wave *w) {
+    vxr_model_gen g = {wave_emit, wave_destroy, w, {w->o, w->o, INT32_MAX}, {0, 0, INT32_MIN}, 0};
+    g.vmax[0] = g.vmax[1] = w->o + w->n;
+    for (int32_t y = w->o; y < w->o + w->n; y++)
+        for (int32_t x = w->o; x < w->o + w->n; x++) {
+            int32_t top = wave_top(x, y);
+            if (top - 2 < g.vmin[2]) g.vmin[2] = top - 2;
+            if (top + 1 > g.vmax[2]) g.vmax[2] = top + 1;
+        }
+    /* the deepest columns may be one deep only: tighten by a look */
+    vxr_model_src all = {0};
+    g.vmin[2] -= 1;
+    g.vmax[2] += 1;
+    wave_emit(w, g.vmin, g.vmax, &all);
+    g.vmin[2] = INT32_MAX;
+    g.vmax[2] = INT32_MIN;
+    for (size_t i = 0; i < all.count; i++) {
+        if (all.voxels[i].z < g.vmin[2]) g.vmin[2] = all.voxels[i].z;
+        if (all.voxels[i].z + 1 > g.vmax[2]) g.vmax[2] = all.voxels[i].z + 1;
+    }
+    free(all.voxels);
+    w->calls = 0;
+    return g;
+}
+
+/* vxr_model_build of m on several thread counts equals `want`. */
+static void check_threads(const vxr_model_src *m, uint32_t attr_size, const vxr_octree *want,
+                          const char *what) {
+    static const uint32_t threads[] = {1, 2, 3, 8, 0};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        vxr_octree t;
+        vxr_error err = {{0}};
+        vxr_result r = vxr_model_build(m, attr_size, threads[k], &t, &err);
+        CHECK_EQ_INT(r, VXR_OK);
+        if (r != VXR_OK) fprintf(stderr, "%s: %s\n", what, err.message);
+        if (r == VXR_OK && !vxr_octree_equal(&t, want))
+            fprintf(stderr, "%s: differs on %u threads\n", what, threads[k]);
+        CHECK(r == VXR_OK && vxr_octree_equal(&t, want));
+        vxr_octree_free(&t);
+    }
+}
+
+/* A list on every thread count against one thread and the incremental
+ * build. */
+static void check_list(const vxr_voxel *v, size_t n, uint32_t attr_size, const char *what) {
+    vxr_octree one, inc;
+    CHECK(vxr_octree_build(v, n, attr_size, &one, NULL) == VXR_OK);
+    CHECK(vxr_octree_build_incremental(v, n, attr_size, &inc, NULL) == VXR_OK);
+    if (!vxr_octree_equal(&one, &inc)) fprintf(stderr, "%s: bulk != incremental\n", what);
+    CHECK(vxr_octree_equal(&one, &inc));
+    CHECK(vxr_octree_validate(&one, NULL) == VXR_OK);
+    vxr_model_src m = {(vxr_voxel *)v, n, n, NULL};
+    check_threads(&m, attr_size, &one, what);
+    vxr_octree_free(&one);
+    vxr_octree_free(&inc);
+}
+
+/* Duplicates of earlier voxels, new colours, at the end of the list (far
+ * from the first ones: other ranges of the parallel passes). */
+static size_t add_duplicates(vxr_voxel *v, size_t n, size_t extra, uint32_t attr_size) {
+    for (size_t i = 0; i < extra; i++) {
+        v[n + i] = v[rnd() % n];
+        v[n + i].color = attr_size == 1 ? 1 + rnd() % 255 : rnd() | 1;
+    }
+    return n + extra;
+}
+
+static void test_threads_equal_one_thread(void) {
+    /* A deep dense shell: radius 200 around an off-origin centre, a root of
+     * 2^11 (over 2^9: bucketed into regions). */
+    enum { R = 200 };
+    size_t cap = 700000, n = 0;
+    vxr_voxel *v = malloc(cap * sizeof *v);
+    CHECK(v != NULL);
+    if (!v) return;
+    for (int32_t x = -R; x <= R; x++)
+        for (int32_t y = -R; y <= R; y++) {
+            double d = (double)R * R - (double)x * x - (double)y * y;
+            if (d < 0) continue;
+            int32_t z = (int32_t)sqrt(d);
+            for (int s = -1; s <= 1; s += 2)
+                if (n < cap - 60000)
+                    v[n++] = (vxr_voxel){x - 1000, y + 517, s * z + 37, color_of(x, y, s * z, 1)};
+        }
+    size_t m = add_duplicates(v, n, 50000, 1);
+    CHECK(n > 200000);
+    check_list(v, m, 1, "shell");
+    for (size_t i = 0; i < m; i++) v[i].color = color_of(v[i].x, v[i].y, (int32_t)i, 4);
+    check_list(v, m, 4, "shell rgba");
+    /* Large and sparse: 100,000 voxels over the whole +-2^20 (regions of
+     * 2^17 and more, radix sorted; RGBA does not fit under the key). */
+    const int32_t L = 1 << 20;
+    n = 100000;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (vxr_voxel){rnd_range(-L, L - 1), rnd_range(-L, L - 1), rnd_range(-L, L - 1),
+                           1 + rnd() % 255};
+    m = add_duplicates(v, n, 10000, 1);
+    check_list(v, m, 1, "sparse");
+    for (size_t i = 0; i < m; i++) v[i].color = rnd() | 1;
+    check_list(v, m, 4, "sparse rgba");
+    /* Clusters: dense blocks scattered far apart (dense and sparse regions
+     * in one model). */
+    n = 0;
+    for (int c = 0; c < 40; c++) {
+        int32_t cx = rnd_range(-5000, 5000), cy = rnd_range(-5000, 5000), cz = rnd_range(-300, 300);
+        int32_t side = 8 + (int32_t)(rnd() % 40);
+        for (int32_t k = 0; k < side * side * side && n < cap; k++)
+            if (rnd() % 3)
+                v[n++] = (vxr_voxel){cx + k % side, cy + k / side % side, cz + k / side / side,
+                                     1 + rnd() % 255};
+    }
+    check_list(v, n, 1, "clusters");
+    free(v);
+}
+
+static void test_generator_equals_list(void) {
+    for (uint32_t attr_size = 1; attr_size <= 4; attr_size += 3) {
+        /* 700^2 columns: a root of 2^10 */
+        wave w = {.o = -350, .n = 700, .attr_size = attr_size};
+        vxr_model_gen *g = malloc(sizeof *g);
+        CHECK(g != NULL);
+        if (!g) return;
+        *g = wave_gen(&w);
+        vxr_model_src gen = {NULL, 0, 0, g}, list = {0};
+        CHECK(vxr_model_src_materialize(&list, NULL) == VXR_OK); /* a list: unchanged */
+        CHECK(list.voxels == NULL && list.count == 0);
+        CHECK(wave_emit(&w, g->vmin, g->vmax, &list) == VXR_OK);
+        vxr_octree want, inc;
+        CHECK(vxr_octree_build(list.voxels, list.count, attr_size, &want, NULL) == VXR_OK);
+        CHECK(vxr_octree_build_incremental(list.voxels, list.count, attr_size, &inc, NULL) ==
+              VXR_OK);
+        CHECK(vxr_octree_equal(&want, &inc));
+        CHECK(want.depth == 10);
+        w.calls = 0;
+        check_threads(&gen, attr_size, &want, attr_size == 1 ? "wave" : "wave rgba");
+        CHECK(w.calls > 5 * 10); /* region by region */
+        /* materialised: one call, the same list, the generator destroyed */
+        w.calls = 0;
+        CHECK(vxr_model_src_materialize(&gen, NULL) == VXR_OK);
+        CHECK(gen.gen == NULL && w.destroyed == 1 && w.calls == 1);
+        CHECK(gen.count == list.count &&
+              !memcmp(gen.voxels, list.voxels, list.count * sizeof *list.voxels));
+        free(gen.voxels); /* g went with the generator */
+        free(list.voxels);
+        vxr_octree_free(&want);
+        vxr_octree_free(&inc);
+    }
+    /* a small one: a root of one region */
+    wave w = {.o = 3, .n = 20, .attr_size = 1};
+    vxr_model_gen g = wave_gen(&w);
+    vxr_model_src gen = {NULL, 0, 0, &g}, list = {0};
+    CHECK(wave_emit(&w, g.vmin, g.vmax, &list) == VXR_OK);
+    vxr_octree want;
+    CHECK(vxr_octree_build(list.voxels, list.count, 1, &want, NULL) == VXR_OK);
+    check_threads(&gen, 1, &want, "small wave");
+    vxr_octree_free(&want);
+    free(list.voxels);
+}
+
+static void test_generator_failures(void) {
+    wave w = {.o = -100, .n = 200, .attr_size = 1};
+    vxr_model_gen g = wave_gen(&w);
+    vxr_model_src gen = {NULL, 0, 0, &g};
+    vxr_octree t;
+    vxr_error err = {{0}};
+    /* loose bounds */
+    g.vmax[2] += 1;
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 2, &t, &err), VXR_ERROR_ARGUMENT);
+    CHECK(strstr(err.message, "not its bounds") != NULL);
+    CHECK(t.nodes == NULL && t.voxel_count == 0);
+    g.vmax[2] -= 1;
+    /* a voxel outside its box */
+    w.stray = 1;
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 2, &t, &err), VXR_ERROR_ARGUMENT);
+    CHECK(strstr(err.message, "generator gave voxel") != NULL);
+    w.stray = 0;
+    /* a bad palette index: RGBA colours as palette indices */
+    w.attr_size = 4;
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 1, &t, &err), VXR_ERROR_ARGUMENT);
+    w.attr_size = 1;
+    /* emit's own failure, on one box of several */
+    w.fail_z = g.vmin[2];
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 2, &t, &err), VXR_ERROR_IO);
+    CHECK(strstr(err.message, "generator failed") != NULL);
+    vxr_model_src copy = gen;
+    CHECK_EQ_INT(vxr_model_src_materialize(&copy, &err), VXR_ERROR_IO);
+    CHECK(copy.gen == &g && copy.voxels == NULL && copy.count == 0);
+    w.fail_z = 0;
+    /* bounds beyond the limit, a bad attribute size */
+    g.vmin[0] = -(1 << 20) - 1;
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 1, &t, &err), VXR_ERROR_LIMIT);
+    g.vmin[0] = w.o;
+    CHECK_EQ_INT(vxr_model_build(&gen, 3, 1, &t, &err), VXR_ERROR_ARGUMENT);
+    /* empty bounds: an empty octree, no call */
+    g.vmax[1] = g.vmin[1];
+    w.calls = 0;
+    CHECK_EQ_INT(vxr_model_build(&gen, 1, 1, &t, &err), VXR_OK);
+    CHECK(t.node_count == 0 && t.depth == 0 && w.calls == 0);
+    CHECK(vxr_octree_validate(&t, NULL) == VXR_OK);
+}
+
+/* A scene of one large model, a generator and many small ones: the same
+ * octrees on any number of threads, and the lowest failing model named. */
+static void test_scene_threads(void) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    uint32_t m;
+    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+    for (int32_t i = 0; i < 400000; i++)
+        vxr_model_src_push(&src.models[m], i % 700, i / 700 % 700, i / 490000 + (i % 13),
+                           1 + (uint32_t)i % 255);
+    wave w = {.o = 0, .n = 300, .attr_size = 1};
+    vxr_model_gen *g = malloc(sizeof *g);
+    CHECK(g != NULL);
+    if (!g) return;
+    *g = wave_gen(&w);
+    g->destroy = NULL; /* w lives on the stack */
+    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+    src.models[m].gen = g;
+    for (int k = 0; k < 60; k++) {
+        CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+        int32_t spread = 1 << (rnd() % 12);
+        for (uint32_t i = 0, n = 1 + rnd() % 3000; i < n; i++)
+            vxr_model_src_push(&src.models[m], rnd_range(-spread, spread),
+                               rnd_range(-spread, spread), rnd_range(-spread, spread),
+                               1 + rnd() % 255);
+    }
+    vxr_instance in = {0, 0, vxr_transform_identity(), 50};
+    vxr_scene_src_add_instance(&src, &in);
+    vxr_scene *one;
+    CHECK(vxr_scene_build_threads(&src, 1, &one, NULL) == VXR_OK);
+    for (uint32_t i = 0; i < src.model_count; i++) {
+        vxr_octree t;
+        vxr_model_src list = src.models[i];
+        if (list.gen) {
+            list.gen = NULL;
+            list.voxels = NULL;
+            list.count = list.capacity = 0;
+            CHECK(wave_emit(&w, g->vmin, g->vmax, &list) == VXR_OK);
+        }
+        CHECK(vxr_octree_build(list.voxels, list.count, 1, &t, NULL) == VXR_OK);
+        CHECK(vxr_octree_equal(&t, &one->models[i]));
+        vxr_octree_free(&t);
+        if (src.models[i].gen) free(list.voxels);
+    }
+    static const uint32_t threads[] = {2, 3, 5, 0};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        vxr_scene *s;
+        CHECK(vxr_scene_build_threads(&src, threads[k], &s, NULL) == VXR_OK);
+        for (uint32_t i = 0; s && i < src.model_count; i++)
+            CHECK(vxr_octree_equal(&s->models[i], &one->models[i]));
+        vxr_scene_destroy(s);
+    }
+    /* models 9 and 30 bad (a palette index 0), and the generator bad too
+     * (loose bounds): model 1, the lowest, is named on any thread count */
+    src.models[9].voxels[0].color = 0;
+    src.models[30].voxels[src.models[30].count - 1].color = 0;
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        vxr_scene *s = one;
+        vxr_error err = {{0}};
+        g->vmax[2]++;
+        CHECK_EQ_INT(vxr_scene_build_threads(&src, threads[k], &s, &err), VXR_ERROR_ARGUMENT);
+        CHECK(s == NULL && !strncmp(err.message, "model 1: ", 9));
+        g->vmax[2]--;
+        s = one;
+        CHECK_EQ_INT(vxr_scene_build_threads(&src, threads[k], &s, &err), VXR_ERROR_ARGUMENT);
+        CHECK(s == NULL && !strncmp(err.message, "model 9: ", 9));
+    }
+    CHECK(vxr_build_threads(3) == 3 && vxr_build_threads(0) >= 1);
+    vxr_scene_destroy(one);
+    vxr_scene_src_free(&src);
+}
+
 VXR_TEST_MAIN(TEST(test_ileave3_seed_facts), TEST(test_abs_svo_4cube),
               TEST(test_random_lists_bulk_equals_incremental), TEST(test_extremes),
               TEST(test_growth_keeps_every_voxel), TEST(test_trimming),
               TEST(test_validate_rejects_corruption), TEST(test_layout_offsets),
-              TEST(test_blob_fields), TEST(test_real_files_bulk_equals_incremental))
+              TEST(test_blob_fields), TEST(test_real_files_bulk_equals_incremental),
+              TEST(test_threads_equal_one_thread), TEST(test_generator_equals_list),
+              TEST(test_generator_failures), TEST(test_scene_threads))

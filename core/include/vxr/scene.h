@@ -25,11 +25,46 @@ typedef struct vxr_instance {
     float view_distance;
 } vxr_instance;
 
-/* A growable voxel list: one model before construction. */
+struct vxr_model_gen;
+
+/* One model before construction: a growable voxel list, or a generator
+ * (gen not NULL; voxels, count and capacity then stay empty) that makes
+ * the voxels region by region as the build asks for them, so that a large
+ * model never exists as one list. */
 typedef struct vxr_model_src {
     vxr_voxel *voxels;
     size_t count, capacity;
+    struct vxr_model_gen *gen; /* owned: malloc'd, freed by vxr_scene_src_free */
 } vxr_model_src;
+
+/* A model given by a function. The bulk build (vxr_model_build) cuts the
+ * model's root cube into aligned cubes and calls emit once for each cube
+ * that meets the bounds, with the box where the two overlap, from several
+ * threads at once; vxr_model_src_materialize calls it once, for the whole
+ * bounds.
+ *
+ * emit appends to dest (vxr_model_src_push) every voxel of the model inside
+ * the box [lo, hi) (model cells, max exclusive) and no other; a cell given
+ * twice in one call takes the later colour. The voxels of a box must not
+ * depend on the calls made before, and emit must be safe to call from
+ * several threads at once (user is shared, dest is the caller's). It
+ * returns VXR_OK, or a failure that the build returns. The model is the
+ * union of the boxes' voxels, so the octree is the one vxr_octree_build
+ * makes of the materialised list.
+ *
+ * vmin, vmax: the tight bounds of the voxels (min inclusive, max
+ * exclusive, within +-2^20), the box of the first call. Any axis with
+ * vmin >= vmax means an empty model. A build fails with VXR_ERROR_ARGUMENT
+ * when the voxels do not span exactly these bounds or fall outside their
+ * box. voxels_hint: about how many voxels there are (0: unknown); the
+ * build sizes its arrays by it, so a little over is better than under. */
+typedef struct vxr_model_gen {
+    vxr_result (*emit)(void *user, const int32_t lo[3], const int32_t hi[3], vxr_model_src *dest);
+    void (*destroy)(void *user); /* frees user; may be NULL */
+    void *user;
+    int32_t vmin[3], vmax[3];
+    uint64_t voxels_hint;
+} vxr_model_gen;
 
 /* A scene before construction. attr_size is 1 when every colour is a palette
  * index into palette[] (entry 0 unused), 4 when colours are RGBA8. */
@@ -92,13 +127,43 @@ VXR_API vxr_result vxr_scene_src_add_model(vxr_scene_src *src, uint32_t *index);
 VXR_API vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *inst);
 VXR_API vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z,
                                       uint32_t color);
-/* Frees all arrays of a source and zeroes it; NULL is a no-op. */
+/* Turns a generator model into its voxel list (one emit over its bounds),
+ * then destroys the generator; a list model is left as it is. On failure
+ * (VXR_ERROR_MEMORY, or what emit returned) the model keeps its generator
+ * and no list, and err says why. */
+VXR_API vxr_result vxr_model_src_materialize(vxr_model_src *m, vxr_error *err);
+/* Frees all arrays and generators of a source and zeroes it; NULL is a
+ * no-op. */
 VXR_API void vxr_scene_src_free(vxr_scene_src *src);
 
-/* Builds every model's octree (bulk path). On success *dest is a new scene
- * the caller destroys; on failure *dest is NULL. Instances must name
- * existing models and carry finite transforms with scale > 0. */
+/* Builds one model's octree with the bulk path (vxr_octree_build's
+ * contract and output), from its list or its generator, on up to
+ * `threads` threads, the caller's included: 0 every online CPU, 1 the
+ * caller only. The result is the same for any thread count. Threads are
+ * the core's worker threads (made on first use, one per online CPU but
+ * one, kept until the process ends); while another call has them, this one
+ * runs on its caller alone. A generator's failures: VXR_ERROR_ARGUMENT for
+ * a voxel outside its box, a bad palette index or bounds that are not
+ * tight, VXR_ERROR_LIMIT for bounds beyond +-2^20, or what emit returned. */
+VXR_API vxr_result vxr_model_build(const vxr_model_src *model, uint32_t attr_size, uint32_t threads,
+                                   vxr_octree *dest, vxr_error *err);
+
+/* Builds every model's octree (bulk path, vxr_scene_build_threads on every
+ * online CPU). On success *dest is a new scene the caller destroys; on
+ * failure *dest is NULL. Instances must name existing models and carry
+ * finite transforms with scale > 0. */
 VXR_API vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err);
+/* vxr_scene_build on up to `threads` threads (as vxr_model_build: 0 every
+ * online CPU, 1 the caller only): large models one after another, each
+ * over the threads, the others side by side, a thread each. The scene is
+ * the same for any thread count, and so is the failure: the lowest
+ * failing model's. */
+VXR_API vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads,
+                                           vxr_scene **dest, vxr_error *err);
+/* The threads a build given `threads` asks for: the count itself, or for 0
+ * the online CPUs (it may get fewer, when the system gave the core fewer
+ * workers). */
+VXR_API uint32_t vxr_build_threads(uint32_t threads);
 /* NULL is a no-op. */
 VXR_API void vxr_scene_destroy(vxr_scene *scene);
 

@@ -2,8 +2,12 @@
  * layout of shaders/vxr_layout.h.
  *
  * Two builders produce byte-identical octrees (tests hold them equal):
- *  - vxr_octree_build: the bulk path. Morton keys, LSD radix sort, one
- *    bottom-up pass. The fast one; everything else uses it.
+ *  - vxr_octree_build: the bulk path. The root cube is cut into aligned
+ *    cubes (regions) whose bricks are runs of the Morton order; each is
+ *    built apart (an occupancy bitmap, or a radix sort when sparse) and
+ *    the interior levels follow from the sorted brick keys. The fast one;
+ *    everything else uses it. vxr_model_build (vxr/scene.h) runs it over
+ *    worker threads and from generators, with the same output.
  *  - vxr_octree_build_incremental: the seed's path ("SVO Construction"):
  *    voxels inserted one at a time into a pointer octree centred on the
  *    origin, the abs_svo bounds test against a power-of-two half-extent,
@@ -76,7 +80,8 @@ VXR_API uint64_t vxr_ileave3(uint32_t x, uint32_t y, uint32_t z);
 /* Inverse of vxr_ileave3: dest receives x, y, z. 25 -> (0,2,3). */
 VXR_API void vxr_deinterleave3(uint64_t key, uint32_t dest[3]);
 
-/* Builds the octree of `count` voxels with the bulk path.
+/* Builds the octree of `count` voxels with the bulk path, on the calling
+ * thread (vxr_model_build, vxr/scene.h: the same on several threads).
  * attr_size: 1 when colours are palette indices (must be 1..255), 4 for RGBA8.
  * On success *dest owns new arrays; on failure *dest is zeroed and err (may be
  * NULL) says why: VXR_ERROR_LIMIT for a coordinate beyond +-2^20,
