@@ -5,8 +5,16 @@
  * instance's hit; instances are visited nearest box first and skipped once
  * their box starts beyond the best hit.
  *
- * Every float comes from shaders/vxr_trace.h, which the GPU's trace.comp
- * includes too: the two sides compute the same operations by construction. */
+ * Every float of a result comes from shaders/vxr_trace.h, which the GPU's
+ * trace.comp includes too: the two sides compute the same operations by
+ * construction. The result is the solid cell the ray enters first, so the
+ * walk here may skip what cannot hold it and carry less than the GPU's: it
+ * starts at the box of a model's voxels, and a child spans [t, tnext) of
+ * its parent's walk, which is its own vxr_cube_slabs interval (clamped at
+ * 0) to the bit, since every slab parameter is (plane - o) / d of one
+ * integer plane and rounding keeps the planes' order; only the hit cell's
+ * slabs are computed in full (tests/unit_instances.c walks as the GPU
+ * does and compares). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,40 +115,49 @@ static uint32_t first_attr(const vxr_octree *m, uint32_t level, nref n, uint32_t
     return read_attr(m, n.index, n.octant * 8 + voxel_octant);
 }
 
-static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t voxel_octant) {
-    const int32_t s = 1 << level;
-    const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, s);
+/* The cell at lo of the grid's level, reached by the walk: a hit when its
+ * slabs (vxr_cube_slabs, as the GPU computes them) say the ray enters it
+ * before the bound. */
+static int hit_cell(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t voxel_octant) {
+    const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, 1 << level);
     const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
     if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
-    if (level == c->grid_level) {
-        c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
-                            level,
-                            t0,
-                            sl.tenter < 0.0f ? -1 : sl.axis,
-                            level == 0 ? read_attr(c->m, n.index, n.octant * 8 + voxel_octant)
-                                       : first_attr(c->m, level, n, 0)};
-        return 1;
-    }
+    c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
+                        level,
+                        t0,
+                        sl.tenter < 0.0f ? -1 : sl.axis,
+                        level == 0 ? read_attr(c->m, n.index, n.octant * 8 + voxel_octant)
+                                   : first_attr(c->m, level, n, 0)};
+    return 1;
+}
+
+/* Cube lo at level, above the grid's, which the ray spans over [t0, texit)
+ * (t0 <= tmax): its children in the ray's order, each over its part of
+ * that span (which starts at t0, or at a crossing no later than tmax). */
+static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], float t0, float texit) {
     const uint32_t mask = child_mask(c->m, level, n);
-    const int32_t half = s >> 1;
+    const int32_t half = 1 << (level - 1);
     float tm[3];
     vxr_mid_planes(c->o, c->d, lo, half, tm);
     uint32_t state = vxr_enter_child(c->o, c->d, lo, half, t0, tm);
-    for (;;) {
+    for (float t = t0;;) {
         const uint32_t child = state & 7;
-        const float tnext = vxr_next_crossing(tm, state, sl.texit);
-        if (mask & (1u << child)) {
+        const float tnext = vxr_next_crossing(tm, state, texit);
+        if ((mask & (1u << child)) && t < tnext) {
             const int32_t clo[3] = {lo[0] + ((child >> 2) & 1 ? half : 0),
                                     lo[1] + ((child >> 1) & 1 ? half : 0),
                                     lo[2] + (child & 1 ? half : 0)};
             if (level == 1) {
-                if (visit(c, 0, n, clo, child)) return 1;
-            } else if (visit(c, level - 1, child_ref(c->m, level, n, child), clo, 0)) {
+                if (hit_cell(c, 0, n, clo, child)) return 1;
+            } else if (level - 1 == c->grid_level) {
+                if (hit_cell(c, level - 1, child_ref(c->m, level, n, child), clo, 0)) return 1;
+            } else if (visit(c, level - 1, child_ref(c->m, level, n, child), clo, t, tnext)) {
                 return 1;
             }
         }
-        if (!(tnext < sl.texit) || tnext > c->tmax) return 0;
+        if (!(tnext < texit) || tnext > c->tmax) return 0;
         state = vxr_cross(tm, state, tnext);
+        t = tnext;
     }
 }
 
@@ -173,12 +190,33 @@ static int trace_large_grid(trace *c) {
     return found;
 }
 
+/* The walk starts where the ray enters the box of the grid cubes that
+ * hold voxels (vmin, vmax, around every voxel, out to the grid, within the
+ * root cube) and ends where it leaves it: its slab parameters, as
+ * vxr_cube_slabs computes them, bound every such cube's, so no cell the
+ * ray spans outside them holds a voxel. */
 static int trace_octree(trace *c) {
     const vxr_octree *m = c->m;
     if (m->node_count == 0) return 0;
     if (c->grid_level >= m->depth) return trace_large_grid(c);
-    nref root = {0, 0};
-    return visit(c, m->depth, root, m->origin, 0);
+    const int32_t n = 1 << c->grid_level;
+    float a = -INFINITY, b = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        const int32_t lo = m->origin[k], hi = lo + (1 << m->depth), vlo = m->vmin[k] & ~(n - 1),
+                      vhi = ((m->vmax[k] - 1) | (n - 1)) + 1;
+        const float p0 = (float)(vlo > lo ? vlo : lo), p1 = (float)(vhi < hi ? vhi : hi);
+        if (c->d[k] == 0.0f) {
+            if (!(p0 <= c->o[k] && c->o[k] < p1)) return 0;
+            continue;
+        }
+        const float ak = ((c->d[k] > 0.0f ? p0 : p1) - c->o[k]) / c->d[k];
+        const float bk = ((c->d[k] > 0.0f ? p1 : p0) - c->o[k]) / c->d[k];
+        if (ak > a) a = ak;
+        if (bk < b) b = bk;
+    }
+    const float t0 = a > 0.0f ? a : 0.0f;
+    if (!(t0 < b) || t0 > c->tmax) return 0;
+    return visit(c, m->depth, (nref){0, 0}, m->origin, t0, b);
 }
 
 /* The nearest hit of a pick so far: t, instance (UINT32_MAX: none), cell. */
@@ -186,6 +224,7 @@ typedef struct best_hit {
     float t;
     uint32_t i;
     cell_hit hit;
+    float o[3], d[3]; /* the ray in instance i's model space */
 } best_hit;
 
 /* Traces one instance at grid 2^level; a hit nearer than b's (ties: the
@@ -204,6 +243,8 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     b->t = c.hit.t;
     b->i = i;
     b->hit = c.hit;
+    memcpy(b->o, c.o, sizeof b->o);
+    memcpy(b->d, c.d, sizeof b->d);
 }
 
 static int8_t id8(uint32_t shape, int shift) {
@@ -259,15 +300,14 @@ static void expand_pick(const vxr_gpu_instance *g, const float R[9], const vxr_r
     vxr_affine_point(g->local_to_world, mid, out->edge_mid);
 }
 
-/* The pick of instance i's hit h: its record (what the GPU writes per
- * pixel, from the same functions), then the world-space part. */
-static void fill_pick(const vxr_picker *p, const vxr_ray *ray, uint32_t i, const cell_hit *h,
-                      vxr_pick *out) {
+/* The pick of the best hit: its record (what the GPU writes per pixel,
+ * from the same functions), then the world-space part. */
+static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b, vxr_pick *out) {
+    const uint32_t i = b->i;
+    const cell_hit *h = &b->hit;
     const vxr_gpu_instance *g = &p->records[i];
     const vxr_scene *s = p->scene;
-    float lorig[3], ldir[3];
-    vxr_affine_point(g->world_to_local, ray->origin, lorig);
-    vxr_affine_dir(g->world_to_local, ray->dir, ldir);
+    const float *lorig = b->o, *ldir = b->d;
     const int face = vxr_entry_face(h->axis, h->axis < 0 ? 0.0f : ldir[h->axis]);
     vxr_gpu_pick rec = {
         i,
@@ -315,6 +355,53 @@ static bool pick_begin(uint32_t grid, vxr_pick *dest, uint32_t *level, best_hit 
     return grid <= 1 || (!(grid & (grid - 1)) && grid <= VXR_MAX_GRID);
 }
 
+/* A ray for the hierarchy's box tests, which multiply by the reciprocals
+ * of its direction instead of dividing by it. A ray with a zero, NaN,
+ * infinite or extreme component, whose products could overflow, underflow
+ * or be NaN, takes vxr_box_enter itself. */
+typedef struct box_ray {
+    const vxr_ray *ray;
+    float inv[3];
+    bool exact;
+} box_ray;
+
+static void box_ray_init(const vxr_ray *ray, box_ray *r) {
+    r->ray = ray;
+    r->exact = false;
+    for (int k = 0; k < 3; k++) {
+        const float ad = fabsf(ray->dir[k]);
+        r->exact |= !(fabsf(ray->origin[k]) <= 1e15f && ad >= 1e-20f && ad <= 1e20f);
+        r->inv[k] = r->exact ? 0.0f : 1.0f / ray->dir[k];
+    }
+}
+
+/* Below INFINITY when vxr_box_enter(origin, dir, lo, hi, pad, t_max) is
+ * (and maybe when it is not): about the box's entry, which orders the
+ * walk. Each product is within 3 ulp of the quotient vxr_box_enter
+ * divides (1 / d rounded, the product rounded; the quotient rounded) and
+ * has its sign, so entry <= exit there gives entry <= exit * (1 + 16 ulp)
+ * here (an overflowing product has an exit that overflows too, an
+ * underflowing one is within the absolute slack). A box is only skipped
+ * when vxr_box_enter would skip it. */
+static float box_exact(const box_ray *r, const float lo[3], const float hi[3], float pad,
+                       float t_max) {
+    return vxr_box_enter(r->ray->origin, r->ray->dir, lo, hi, pad, t_max);
+}
+
+static inline float box_test(const box_ray *r, const float lo[3], const float hi[3], float pad,
+                             float t_max) {
+    if (r->exact) return box_exact(r, lo, hi, pad, t_max); /* out of line: the rare case */
+    const float *o = r->ray->origin;
+    float a = 0.0f, b = t_max;
+    for (int k = 0; k < 3; k++) {
+        const float t0 = (lo[k] - pad - o[k]) * r->inv[k], t1 = (hi[k] + pad - o[k]) * r->inv[k];
+        const float tn = t0 < t1 ? t0 : t1, tf = t0 < t1 ? t1 : t0;
+        a = tn > a ? tn : a;
+        b = tf < b ? tf : b;
+    }
+    return a > b * 1.000001f + 1e-30f ? INFINITY : a;
+}
+
 vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
     uint32_t level;
     best_hit best;
@@ -325,19 +412,30 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
     uint32_t sp = 0;
     /* A grid cube reaches up to N - 1 voxels past the voxels it holds. */
     const float pad = vxr_bvh_grid_pad(h, 1u << level);
-    if (vxr_box_enter(ray->origin, ray->dir, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) <
-        INFINITY)
-        stack[sp++] = 0;
+    box_ray br;
+    box_ray_init(ray, &br);
+    if (box_test(&br, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) < INFINITY) stack[sp++] = 0;
     while (sp > 0) {
         const vxr_gpu_bvh_node *nd = &h->nodes[stack[--sp]];
         if (nd->count) {
-            for (uint32_t k = 0; k < nd->count; k++)
-                trace_instance(p, h->items[nd->first + k], ray, level, &best);
+            /* In a leaf of two, each item's own box first: as with the
+             * hierarchy's boxes, whose margin covers the rounding of the
+             * instance transforms, no hit in it is at or before best.t
+             * when the box is entered after that. The GPU traces every
+             * item of a leaf; so do the rays with odd components here
+             * (box tests by vxr_box_enter), for which no margin is proof. */
+            for (uint32_t k = 0; k < nd->count; k++) {
+                const uint32_t i = h->items[nd->first + k];
+                const float *box = &p->box[6 * (size_t)i];
+                if (nd->count == 1 || br.exact ||
+                    box_test(&br, box, box + 3, pad, best.t) < INFINITY)
+                    trace_instance(p, i, ray, level, &best);
+            }
             continue;
         }
         const vxr_gpu_bvh_node *a = &h->nodes[nd->first], *b = &h->nodes[nd->first + 1];
-        float ta = vxr_box_enter(ray->origin, ray->dir, a->lo, a->hi, pad, best.t);
-        float tb = vxr_box_enter(ray->origin, ray->dir, b->lo, b->hi, pad, best.t);
+        float ta = box_test(&br, a->lo, a->hi, pad, best.t);
+        float tb = box_test(&br, b->lo, b->hi, pad, best.t);
         uint32_t ia = nd->first, ib = nd->first + 1;
         if (ta < tb) { /* push the farther first so the nearer pops first */
             float x = ta;
@@ -350,7 +448,7 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
         if (ta < INFINITY) stack[sp++] = ia;
         if (tb < INFINITY) stack[sp++] = ib;
     }
-    if (best.i != UINT32_MAX) fill_pick(p, ray, best.i, &best.hit, dest);
+    if (best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
     return VXR_OK;
 }
 
@@ -423,7 +521,7 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
         if (vxr_box_enter(ray->origin, ray->dir, box, box + 3, pad, best.t) == INFINITY) continue;
         trace_instance(p, i, ray, level, &best);
     }
-    if (best.i != UINT32_MAX) fill_pick(p, ray, best.i, &best.hit, dest);
+    if (best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
     return VXR_OK;
 }
 

@@ -15,7 +15,11 @@
  *    the hit's t (with the grid's pad). A walk that reaches the brute-force
  *    winner and traces only visible instances picks exactly that winner
  *    (the smallest t, ties to the lower index), so this is the walk's pick
- *    equal to brute force, whatever the hierarchy's shape.
+ *    equal to brute force, whatever the hierarchy's shape;
+ *  - the picker's walk against a CPU copy of the GPU's (trace.comp's:
+ *    every box by vxr_box_enter, every item of a leaf traced, every cell's
+ *    slabs from the root down): the same picks bit for bit, at every grid,
+ *    also for rays with NaN, infinite, huge or tiny components.
  * tests/gpu_instances.c renders the same changes and compares every pixel. */
 #include <math.h>
 #include "vxr/bvh.h"
@@ -578,6 +582,252 @@ static void test_duplicates(void) {
     vxr_scene_destroy(s);
 }
 
+/* ---- the GPU's walk against the picker's ----
+ * shaders/trace.comp walks the hierarchy with vxr_box_enter, traces every
+ * item of a leaf it reaches, and computes every octree cell's slabs with
+ * vxr_cube_slabs from the root down. The reference below repeats that on
+ * the CPU (the seed's walk, which core/pick.c's was); its records,
+ * expanded by vxr_pick_expand, must equal the picker's picks bit for bit,
+ * also for rays with NaN, infinite, huge or tiny components. */
+
+typedef struct ref_trace {
+    const vxr_octree *m;
+    float o[3], d[3];
+    uint32_t grid; /* its level */
+    float tmax;
+    int32_t lo[3];
+    uint32_t level, attr;
+    float t;
+    int axis;
+} ref_trace;
+
+static uint32_t ref_popcount(uint64_t v) {
+    uint32_t n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+static uint32_t ref_mask(const vxr_octree *m, uint32_t level, uint32_t node, uint32_t octant) {
+    const vxr_node *nd = &m->nodes[node];
+    if (level > VXR_BRICK_LEVEL) return nd->a;
+    if (level == VXR_BRICK_LEVEL) return vxr_brick_children(nd->a, nd->b);
+    return vxr_brick_octant(nd->a, nd->b, octant);
+}
+
+static uint32_t ref_child(const vxr_octree *m, uint32_t node, uint32_t o) {
+    return m->nodes[node].b + ref_popcount(m->nodes[node].a & ((1u << o) - 1));
+}
+
+static uint32_t ref_attr(const vxr_octree *m, uint32_t brick, uint32_t bit) {
+    uint64_t bits = (uint64_t)m->nodes[brick].b << 32 | m->nodes[brick].a;
+    uint32_t i = vxr_octree_brick_base(m, brick) + ref_popcount(bits & ((1ull << bit) - 1)), v;
+    if (m->attr_size == 1) return m->attrs[i];
+    memcpy(&v, m->attrs + (size_t)i * 4, 4);
+    return v;
+}
+
+/* The first voxel (Morton order) under a node at level (level 1: a byte
+ * of brick node). */
+static uint32_t ref_first(const vxr_octree *m, uint32_t level, uint32_t node, uint32_t octant) {
+    for (; level > 1; level--) {
+        uint32_t o = (uint32_t)__builtin_ctz(ref_mask(m, level, node, octant));
+        if (level == VXR_BRICK_LEVEL)
+            octant = o;
+        else
+            node = ref_child(m, node, o);
+    }
+    return ref_attr(m, node, octant * 8 + (uint32_t)__builtin_ctz(ref_mask(m, 1, node, octant)));
+}
+
+static int ref_visit(ref_trace *c, uint32_t level, uint32_t node, uint32_t octant,
+                     const int32_t lo[3], uint32_t voxel) {
+    const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, 1 << level);
+    const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
+    if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
+    if (level == c->grid) {
+        memcpy(c->lo, lo, sizeof c->lo);
+        c->level = level;
+        c->t = t0;
+        c->axis = sl.tenter < 0.0f ? -1 : sl.axis;
+        c->attr = level == 0 ? ref_attr(c->m, node, octant * 8 + voxel)
+                             : ref_first(c->m, level, node, octant);
+        return 1;
+    }
+    const uint32_t mask = ref_mask(c->m, level, node, octant);
+    const int32_t half = 1 << (level - 1);
+    float tm[3];
+    vxr_mid_planes(c->o, c->d, lo, half, tm);
+    uint32_t state = vxr_enter_child(c->o, c->d, lo, half, t0, tm);
+    for (;;) {
+        const uint32_t child = state & 7;
+        const float tnext = vxr_next_crossing(tm, state, sl.texit);
+        if (mask & (1u << child)) {
+            const int32_t clo[3] = {lo[0] + ((child >> 2) & 1 ? half : 0),
+                                    lo[1] + ((child >> 1) & 1 ? half : 0),
+                                    lo[2] + (child & 1 ? half : 0)};
+            if (level == 1 ? ref_visit(c, 0, node, octant, clo, child)
+                : level == VXR_BRICK_LEVEL
+                    ? ref_visit(c, 1, node, child, clo, 0)
+                    : ref_visit(c, level - 1, ref_child(c->m, node, child), 0, clo, 0))
+                return 1;
+        }
+        if (!(tnext < sl.texit) || tnext > c->tmax) return 0;
+        state = vxr_cross(tm, state, tnext);
+    }
+}
+
+/* Grids at least as large as the root: the N-aligned cubes holding the
+ * root, or each of its children for a root centred on the origin. */
+static int ref_large_grid(ref_trace *c) {
+    const vxr_octree *m = c->m;
+    const int32_t n = 1 << c->grid, half = 1 << (m->depth - 1);
+    const bool centred = m->origin[0] % (2 * half) != 0;
+    const uint32_t mask = centred ? ref_mask(m, m->depth, 0, 0) : 1;
+    int found = 0;
+    for (uint32_t o = 0; o < 8; o++) {
+        if (!(mask & (1u << o))) continue;
+        int32_t lo[3];
+        for (int k = 0; k < 3; k++)
+            lo[k] = (m->origin[k] + (centred && ((o >> (2 - k)) & 1) ? half : 0)) & ~(n - 1);
+        const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, n);
+        const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
+        if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) continue;
+        if (found && !(t0 < c->t)) continue;
+        memcpy(c->lo, lo, sizeof c->lo);
+        c->level = c->grid;
+        c->t = t0;
+        c->axis = sl.tenter < 0.0f ? -1 : sl.axis;
+        c->attr = centred ? ref_first(m, m->depth - 1, ref_child(m, 0, o), 0)
+                          : ref_first(m, m->depth, 0, 0);
+        found = 1;
+    }
+    return found;
+}
+
+/* The pick trace.comp makes of ray, as a record, expanded. */
+static void ref_pick(const vxr_scene *s, const vxr_gpu_instance *rec, const vxr_bvh *t,
+                     const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
+    const uint32_t level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
+    const float pad = vxr_bvh_grid_pad(t, 1u << level);
+    ref_trace best = {0};
+    uint32_t best_i = UINT32_MAX, stack[VXR_BVH_STACK], sp = 0;
+    best.t = INFINITY;
+    if (t->node_count && vxr_box_enter(ray->origin, ray->dir, t->nodes[0].lo, t->nodes[0].hi, pad,
+                                       INFINITY) < INFINITY)
+        stack[sp++] = 0;
+    while (sp > 0) {
+        const vxr_gpu_bvh_node *nd = &t->nodes[stack[--sp]];
+        for (uint32_t k = 0; k < nd->count; k++) {
+            const uint32_t i = t->items[nd->first + k];
+            ref_trace c = {&s->models[rec[i].model], {0}, {0}, level, best.t, {0}, 0, 0, 0, 0};
+            vxr_affine_point(rec[i].world_to_local, ray->origin, c.o);
+            vxr_affine_dir(rec[i].world_to_local, ray->dir, c.d);
+            int hit = c.m->node_count == 0   ? 0
+                      : c.grid >= c.m->depth ? ref_large_grid(&c)
+                                             : ref_visit(&c, c.m->depth, 0, 0, c.m->origin, 0);
+            if (hit && (c.t < best.t || (c.t == best.t && i < best_i))) {
+                best = c;
+                best_i = i;
+            }
+        }
+        if (nd->count) continue;
+        float ta = vxr_box_enter(ray->origin, ray->dir, t->nodes[nd->first].lo,
+                                 t->nodes[nd->first].hi, pad, best.t);
+        float tb = vxr_box_enter(ray->origin, ray->dir, t->nodes[nd->first + 1].lo,
+                                 t->nodes[nd->first + 1].hi, pad, best.t);
+        uint32_t ia = nd->first, ib = nd->first + 1;
+        if (ta < tb) {
+            float x = ta;
+            ta = tb;
+            tb = x;
+            ia = ib;
+            ib = nd->first;
+        }
+        if (ta < INFINITY) stack[sp++] = ia;
+        if (tb < INFINITY) stack[sp++] = ib;
+    }
+    vxr_gpu_pick r = {best_i == UINT32_MAX ? VXR_PICK_MISS : best_i, {0}, 0, 0, 0, 0};
+    if (best_i != UINT32_MAX) {
+        const int face = vxr_entry_face(best.axis, best.axis < 0 ? 0.0f : best.d[best.axis]);
+        memcpy(r.voxel, best.lo, sizeof r.voxel);
+        r.t = best.t;
+        r.shape = vxr_pick_shape(
+            best.level, face,
+            vxr_nearest_corner_edge(best.lo, best.level, best.o, best.d, best.t, face));
+        r.color = s->attr_size == 1 ? s->palette[best.attr] : best.attr;
+        r.flags = VXR_PICK_HIT;
+    }
+    CHECK(vxr_pick_expand(s, ray, &r, dest) == VXR_OK);
+}
+
+static void test_gpu_walk(void) {
+    static const char *names[] = {"bevy_vox_scene__study.vox", "vengi__test-transform.vox",
+                                  "vengi__8ontop.vox",         "ogt__test_multiple_model_scene.vox",
+                                  "mmmm__scene_store8.vox",    "@world:300"};
+    static const float odd[] = {NAN,    INFINITY, -INFINITY, 1e38f, -3e30f, 1e21f,
+                                1e-21f, -1e-30f,  0.0f,      -0.0f, 1e-40f};
+    static const uint32_t grids[] = {1, 1, 1, 2, 8, 64, 1u << 20};
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        vxr_scene *s = load(names[f]);
+        CHECK(s != NULL);
+        if (!s) continue;
+        vxr_gpu_instance *rec = malloc(s->instance_count * sizeof *rec);
+        vxr_instance_records(s, rec);
+        vxr_bvh t;
+        vxr_picker *p;
+        CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
+        CHECK(vxr_picker_create(s, &p) == VXR_OK);
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < s->instance_count; i++) {
+            float a[3], b[3];
+            vxr_instance_world_bounds(s, i, a, b);
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], a[k]);
+                hi[k] = fmaxf(hi[k], b[k]);
+            }
+        }
+        uint32_t bad = 0, hits = 0, n = f == 5 ? 600 : 1500;
+        for (uint32_t r = 0; r < n; r++) {
+            vxr_ray ray;
+            for (int k = 0; k < 3; k++) {
+                float span = hi[k] - lo[k] + 2, aim = frand(lo[k] - 1, hi[k] + 1);
+                ray.origin[k] = aim + frand(-span, span);
+                ray.dir[k] = aim - ray.origin[k];
+            }
+            if (r % 5 == 1) /* on cell planes, along axes and diagonals */
+                for (int k = 0; k < 3; k++) {
+                    ray.origin[k] = floorf(ray.origin[k]);
+                    ray.dir[k] = (float)(int)(rnd() % 3) - 1.0f;
+                }
+            if (r % 3 == 2) /* one or two odd components */
+                for (uint32_t q = 0; q < 1 + r % 2; q++) {
+                    float *v = rnd() % 2 ? ray.origin : ray.dir;
+                    v[rnd() % 3] = odd[rnd() % (sizeof odd / sizeof odd[0])];
+                }
+            const uint32_t grid = grids[r % (sizeof grids / sizeof grids[0])];
+            vxr_pick want, got;
+            ref_pick(s, rec, &t, &ray, grid, &want);
+            CHECK(vxr_pick_ray(p, &ray, grid, &got) == VXR_OK);
+            hits += want.hit != 0;
+            if (memcmp(&want, &got, sizeof want) != 0 && bad++ < 3)
+                fprintf(stderr,
+                        "  %s ray (%g %g %g) (%g %g %g) grid %u: want hit %d inst %u t %.9g "
+                        "face %d, got hit %d inst %u t %.9g face %d\n",
+                        names[f], (double)ray.origin[0], (double)ray.origin[1],
+                        (double)ray.origin[2], (double)ray.dir[0], (double)ray.dir[1],
+                        (double)ray.dir[2], grid, want.hit, want.instance, (double)want.t,
+                        want.face, got.hit, got.instance, (double)got.t, got.face);
+        }
+        fprintf(stderr, "  %-34s %u rays, %u hits\n", names[f], n, hits);
+        CHECK(hits > n / 10);
+        CHECK_EQ_INT(bad, 0);
+        vxr_picker_destroy(p);
+        vxr_bvh_free(&t);
+        free(rec);
+        vxr_scene_destroy(s);
+    }
+}
+
 VXR_TEST_MAIN(TEST(test_setters), TEST(test_change_list), TEST(test_refit_world),
               TEST(test_refit_files), TEST(test_item_limit), TEST(test_cull_sweep),
-              TEST(test_duplicates))
+              TEST(test_duplicates), TEST(test_gpu_walk))

@@ -423,6 +423,39 @@ static void test_seed_errata(void) {
     vxr_scene_destroy(s);
 }
 
+/* The walk starts at the box of the voxels (out to the grid), not the
+ * root cube: a model in one corner of a large root, rays through the empty
+ * rest of it from every side, along the axes, through cell planes, at
+ * every grid; and a lone voxel far from the origin. */
+static void test_voxel_bounds(void) {
+    vxr_voxel v[64];
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if ((i + j) % 3) v[n++] = (vxr_voxel){37 + i, -21 + j, 5 + (i ^ j), 9};
+    v[n++] = (vxr_voxel){-60, 44, -3, 4}; /* stretches the root and the bounds */
+    vxr_instance in[2] = {{0, 0, vxr_transform_identity(), INFINITY},
+                          {0, 0, vxr_transform_identity(), INFINITY}};
+    in[1].transform.translation[0] = 3.5f;
+    in[1].transform.scale = 2;
+    vxr_scene *s = scene_of(v, n, in, 2);
+    vxr_ray rays[240];
+    random_rays(s, rays, 200);
+    for (int i = 200; i < 240; i++) { /* along an axis through the group's rows */
+        int k = i % 3;
+        rays[i] = (vxr_ray){{37.5f + (float)(i % 4), -20.5f + (float)(i / 4 % 4), 6}, {0, 0, 0}};
+        rays[i].origin[k] = i % 2 ? -200.0f : 200.0f;
+        rays[i].dir[k] = i % 2 ? 1.0f : -1.0f;
+    }
+    for (uint32_t g = 1; g <= 128; g *= 2) check_rays(s, rays, 240, g);
+    vxr_scene_destroy(s);
+    vxr_voxel lone = {1000, -777, 300, 3};
+    s = scene_of(&lone, 1, in, 1);
+    random_rays(s, rays, 120);
+    for (uint32_t g = 1; g <= 1024; g *= 4) check_rays(s, rays, 120, g);
+    vxr_scene_destroy(s);
+}
+
 static void test_bad_grid(void) {
     vxr_voxel v[] = {{0, 0, 0, 1}};
     vxr_instance id = {0, 0, vxr_transform_identity(), INFINITY};
@@ -570,7 +603,7 @@ int main(int argc, char **argv) {
     static const vxr_test_case tests[] = {
         TEST(test_named_cases), TEST(test_random_scenes), TEST(test_grids),
         TEST(test_real_files),  TEST(test_bad_grid),      TEST(test_seed_errata),
-        TEST(test_hierarchy),   TEST(test_threads),
+        TEST(test_hierarchy),   TEST(test_threads),       TEST(test_voxel_bounds),
     };
     int r = RUN_TESTS(tests);
     fprintf(stderr, "%d picks compared, %d forgiven as float/double near ties\n", compared,

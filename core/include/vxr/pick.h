@@ -18,7 +18,9 @@
  *
  * Precision: all traversal arithmetic is float, in one fixed order, with
  * slab parameters computed as (plane - origin) / dir, so that the GPU can
- * repeat it bit for bit; core/ is compiled with -ffp-contract=off.
+ * repeat it bit for bit; core/ is compiled with -ffp-contract=off. (The
+ * hierarchy's box tests, which only choose what to trace, multiply by
+ * 1 / dir with a margin that never skips a box the GPU's test enters.)
  */
 #ifndef VXR_PICK_H
 #define VXR_PICK_H
