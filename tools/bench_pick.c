@@ -6,6 +6,9 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#ifdef VXR_HAVE_PEERS
+#include "peers/peer.h"
+#endif
 
 /* The rays per orbit camera; the loop's timing sample and the time it may
  * take at most (a stride through the rays keeps it there). */
@@ -78,6 +81,19 @@ int cmd_bench_pick(int argc, char **argv) {
     }
     memset(a, 0, n * sizeof *a); /* first touches, outside the timed runs */
     memset(b, 0, n * sizeof *b);
+#ifdef VXR_HAVE_PEERS
+    /* OpenVDB's first hits on the same rays (peers/peer.h): its world grid
+     * built untimed, then its runs alternating with the BVH's. */
+    char peer_err[256] = "";
+    uint8_t *peer_hit = malloc(n);
+    peer_openvdb_world *world = NULL;
+    if (!peer_hit)
+        snprintf(peer_err, sizeof peer_err, "out of memory");
+    else if ((world = peer_openvdb_world_create(scene, peer_err, sizeof peer_err)))
+        memset(peer_hit, 0, n); /* first touches, outside the timed runs */
+    double best_peer = 1e30;
+    size_t peer_hits = 0, peer_differ = 0;
+#endif
     if (cli_progress(json)) fprintf(stderr, "picking %zu rays with the BVH ...\r", n);
     double best_bvh = 1e30, best_loop = 1e30;
     const uint32_t threads = vxr_picker_threads(picker);
@@ -86,6 +102,13 @@ int cmd_bench_pick(int argc, char **argv) {
         for (size_t i = 0; i < n; i++) vxr_pick_ray(picker, &rays[i], 1, &a[i]);
         double dt = cli_now() - t0;
         if (dt < best_bvh) best_bvh = dt;
+#ifdef VXR_HAVE_PEERS
+        if (!world) continue;
+        t0 = cli_now();
+        peer_hits = peer_openvdb_first_hits(world, rays, n, peer_hit);
+        dt = cli_now() - t0;
+        if (dt < best_peer) best_peer = dt;
+#endif
     }
     /* The same picks over the core's threads (vxr_pick_rays), into b: the
      * records must be those of one thread. */
@@ -117,6 +140,10 @@ int cmd_bench_pick(int argc, char **argv) {
     best_loop = cli_now() - t0;
     for (size_t i = 0; i < n; i += stride) differ += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
     for (size_t i = 0; i < n; i++) hits += a[i].hit != 0;
+#ifdef VXR_HAVE_PEERS
+    for (size_t i = 0; world && i < n; i++) peer_differ += (a[i].hit != 0) != peer_hit[i];
+    double peer = (double)n / best_peer * 1e-6;
+#endif
     if (cli_progress(json)) fprintf(stderr, "\033[K");
     double bvh = (double)n / best_bvh * 1e-6, loop = (double)looped / best_loop * 1e-6,
            mt = (double)n / best_mt * 1e-6;
@@ -125,8 +152,20 @@ int cmd_bench_pick(int argc, char **argv) {
         cli_print_json_string(stdout, path);
         printf("\",\"instances\":%u,\"rays\":%zu,\"hits\":%zu,\"bvh_mrays_s\":%.3f,"
                "\"loop_mrays_s\":%.4f,\"loop_rays\":%zu,\"speedup\":%.1f,\"differ\":%zu,"
-               "\"threads\":%u,\"bvh_threads_mrays_s\":%.3f}\n",
+               "\"threads\":%u,\"bvh_threads_mrays_s\":%.3f",
                scene->instance_count, n, hits, bvh, loop, looped, bvh / loop, differ, threads, mt);
+#ifdef VXR_HAVE_PEERS
+        if (world)
+            printf(",\"openvdb\":{\"mrays_s\":%.3f,\"hits\":%zu,\"differ\":%zu,"
+                   "\"vxr_over_openvdb\":%.2f}",
+                   peer, peer_hits, peer_differ, bvh / peer);
+        else {
+            printf(",\"openvdb\":{\"skipped\":\"");
+            cli_print_json_string(stdout, peer_err);
+            printf("\"}");
+        }
+#endif
+        printf("}\n");
     } else {
         char from[600];
         if (rays_path)
@@ -137,7 +176,19 @@ int cmd_bench_pick(int argc, char **argv) {
                "threads\n  loop %.4f Mrays/s (seed: every instance in turn; %zu rays)\n  "
                "speedup %.1fx, %zu results differ\n",
                path, n, from, hits, bvh, mt, threads, loop, looped, bvh / loop, differ);
+#ifdef VXR_HAVE_PEERS
+        if (world)
+            printf("  OpenVDB %.3f Mrays/s (one thread: VolumeRayIntersector leaf spans, voxel "
+                   "DDA), BVH %.2fx its speed, %zu hit/miss differ\n",
+                   peer, bvh / peer, peer_differ);
+        else
+            printf("  OpenVDB skipped: %s\n", peer_err);
+#endif
     }
+#ifdef VXR_HAVE_PEERS
+    peer_openvdb_world_destroy(world);
+    free(peer_hit);
+#endif
     vxr_picker_destroy(picker);
     free(rays);
     free(a);
