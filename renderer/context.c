@@ -345,6 +345,53 @@ static vxr_result check_host(vxr_context *c, const vxr_context_desc *d, vxr_erro
     return VXR_OK;
 }
 
+/* The per-device choices (DESIGN.md, "Per-device choices"): the desc's,
+ * else the environment's (VXR_BEAM, VXR_WORKGROUP), else the device's.
+ * A CPU device (lavapipe) keeps what was measured there: no beam pre-pass
+ * (it measured slower: BENCHMARKS.md, issue 5) and 8 x 8 workgroups (a row
+ * of 8 is one SIMD vector). A GPU gets the beam pre-pass (after Laine and
+ * Karras 2010: fewer steps per ray, the pass itself one invocation per 64
+ * pixels) and 8 x 8: 64 invocations fill two 32-wide warps or one 64-wide
+ * wave, and a square tile keeps a warp's rays together. */
+static vxr_result choose(vxr_context *c, const vxr_context_desc *d, vxr_error *err) {
+    const bool cpu = c->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    vxr_choice beam = d->beam;
+    if (beam != VXR_CHOICE_AUTO && beam != VXR_CHOICE_ON && beam != VXR_CHOICE_OFF)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "desc->beam %d is not a vxr_choice",
+                            (int)beam);
+    const char *env = getenv("VXR_BEAM");
+    if (beam == VXR_CHOICE_AUTO && env && *env) {
+        if (!strcmp(env, "on"))
+            beam = VXR_CHOICE_ON;
+        else if (!strcmp(env, "off"))
+            beam = VXR_CHOICE_OFF;
+        else if (strcmp(env, "auto"))
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "VXR_BEAM '%s' is not on, off or auto",
+                                env);
+    }
+    c->beam = beam == VXR_CHOICE_AUTO ? !cpu : beam == VXR_CHOICE_ON;
+    uint32_t w = d->workgroup_width, h = d->workgroup_height;
+    const char *what = "desc->workgroup_width and _height";
+    env = getenv("VXR_WORKGROUP");
+    if (!w && !h && env && *env) {
+        char tail = 0;
+        what = "VXR_WORKGROUP";
+        if (sscanf(env, "%ux%u%c", &w, &h, &tail) != 2)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT, "VXR_WORKGROUP '%s' is not WxH", env);
+    }
+    if (!w && !h) w = h = 8; /* every kind of device, so far (above) */
+    const VkPhysicalDeviceLimits *l = &c->props.limits;
+    if (!w || !h || w > l->maxComputeWorkGroupSize[0] || h > l->maxComputeWorkGroupSize[1] ||
+        (uint64_t)w * h > l->maxComputeWorkGroupInvocations)
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "%s %ux%u: the device takes 1..%u x 1..%u, at most %u invocations",
+                            what, w, h, l->maxComputeWorkGroupSize[0],
+                            l->maxComputeWorkGroupSize[1], l->maxComputeWorkGroupInvocations);
+    c->local_x = w;
+    c->local_y = h;
+    return VXR_OK;
+}
+
 vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, vxr_error *err) {
     static const vxr_context_desc zero = {0};
     const vxr_context_desc *d = desc ? desc : &zero;
@@ -418,7 +465,8 @@ vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, 
     if (d->max_binding_bytes && d->max_binding_bytes < c->max_binding)
         c->max_binding =
             d->max_binding_bytes < MIN_BINDING_BYTES ? MIN_BINDING_BYTES : d->max_binding_bytes;
-    if ((res = vxr_pipelines_init(c, err)) != VXR_OK) goto fail;
+    if ((res = choose(c, d, err)) != VXR_OK || (res = vxr_pipelines_init(c, err)) != VXR_OK)
+        goto fail;
     *dest = c;
     return VXR_OK;
 fail:
@@ -456,6 +504,9 @@ void vxr_context_get_info(const vxr_context *c, vxr_context_info *d) {
     d->timestamp_period = c->props.limits.timestampPeriod;
     d->timestamp_bits = c->timestamp_bits;
     d->max_binding_bytes = c->max_binding;
+    d->beam = c->beam;
+    d->workgroup_width = c->local_x;
+    d->workgroup_height = c->local_y;
 }
 
 uint32_t vxr_context_validation_messages(const vxr_context *c) {

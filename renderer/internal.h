@@ -106,7 +106,12 @@ struct vxr_context {
     uint32_t timestamp_bits;
     uint64_t max_binding;
     VkShaderModule module;
+    VkShaderModule beam_module;     /* shaders/beam.comp, when beam */
     VkPipelineCache pipeline_cache; /* the host's, or VK_NULL_HANDLE */
+    /* the per-device choices (context.c's choose, DESIGN.md "Per-device
+     * choices"): the beam pre-pass, the workgroup */
+    bool beam;
+    uint32_t local_x, local_y;
     /* the pipelines of every scene shape seen, shared by renderers and
      * kept until the context goes (renderer/pipeline.c) */
     struct vxr_pipes **pipes;
@@ -212,6 +217,11 @@ struct vxr_renderer {
     VkDescriptorSet set;
     const struct vxr_pipes *pipes; /* the context's pipelines for spec */
     vxr_spec spec;                 /* grid, picks, rays, host zero: set per pipeline */
+    /* bounds on what the tracer's coordinates are made of, only ever
+     * raised: |translation| (1-norm) and scale over the instance records,
+     * |origin| + 2^depth (1-norm) over the model records; the beam's
+     * slack grows with their magnitude (vxr_renderer_magnitude) */
+    float mag_shift, mag_scale, mag_extent;
     uint32_t bvh_nodes;
     float grid_pad[VXR_GRID_LEVELS]; /* vxr_bvh_grid_pad per grid level */
     vxr_section sec[VXR_SECTIONS];
@@ -239,9 +249,11 @@ struct vxr_target {
     VkImageView view;
     vxr_buf depth; /* a float per pixel; a 16-byte stand-in without depth */
     bool has_depth;
-    vxr_buf picks;     /* a 32-byte stand-in without picks */
-    vxr_buf readback;  /* zero without readback */
-    vxr_buf rays;      /* a ray batch's input; zero for a frame target */
+    vxr_buf picks;    /* a 32-byte stand-in without picks */
+    vxr_buf readback; /* zero without readback */
+    vxr_buf rays;     /* a ray batch's input; zero for a frame target */
+    vxr_buf beam;     /* a float per VXR_BEAM_TILE^2 tile (beam.comp) */
+    uint32_t tiles_x, tiles_y;
     uint32_t capacity; /* rays in a batch */
     bool has_picks;
     VkDescriptorPool pool;
@@ -303,6 +315,7 @@ vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err);
 typedef struct vxr_pipes {
     vxr_spec spec;                     /* grid, picks, rays, host zero */
     VkPipeline pipeline[2][VXR_MODES]; /* [grid > 1][mode] */
+    VkPipeline beam;                   /* shaders/beam.comp; VK_NULL_HANDLE without beam */
 } vxr_pipes;
 static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
                                                vxr_mode mode) {
@@ -346,11 +359,19 @@ void vxr_renderer_take_hierarchy(vxr_renderer *r, const struct vxr_bvh *bvh);
 /* renderer/update.c: keeps bvh (uploaded whole by the caller) as the
  * hierarchy that updates refit; takes its arrays (bvh is zeroed). */
 void vxr_renderer_keep_hierarchy(vxr_renderer *r, struct vxr_bvh *bvh);
+/* renderer/upload.c: raise the renderer's magnitude bounds by an instance
+ * record, or a model record; the bound on |translation| + scale * model
+ * extent that push constant `magnitude` carries. */
+void vxr_renderer_grow_instance(vxr_renderer *r, const vxr_gpu_instance *g);
+void vxr_renderer_grow_model(vxr_renderer *r, const vxr_gpu_model *m);
+float vxr_renderer_magnitude(const vxr_renderer *r);
 /* Frees the renderer's update state (ranges, ring, retired objects). */
 void vxr_renderer_update_free(vxr_renderer *r);
 
-/* The embedded SPIR-V of shaders/trace.comp. */
+/* The embedded SPIR-V of shaders/trace.comp and shaders/beam.comp. */
 extern const uint32_t vxr_trace_spv[];
 extern const size_t vxr_trace_spv_size; /* bytes */
+extern const uint32_t vxr_beam_spv[];
+extern const size_t vxr_beam_spv_size;
 
 #endif

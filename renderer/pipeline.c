@@ -1,7 +1,8 @@
 /* shaders/trace.comp's pipelines: the layouts every renderer of a context
  * shares, the embedded SPIR-V, and the pipelines of each scene shape
  * (voxels or grids, by mode), specialised for a renderer's scene
- * (vxr_layout.h has the interface) and shared by the context's renderers. */
+ * (vxr_layout.h has the interface) and shared by the context's renderers;
+ * with the beam pre-pass, shaders/beam.comp's pipeline beside them. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,10 @@ const uint32_t vxr_trace_spv[] =
 #include "trace.comp.inc"
     ;
 const size_t vxr_trace_spv_size = sizeof vxr_trace_spv;
+const uint32_t vxr_beam_spv[] =
+#include "beam.comp.inc"
+    ;
+const size_t vxr_beam_spv_size = sizeof vxr_beam_spv;
 
 vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     vxr_result res = VXR_OK;
@@ -31,6 +36,7 @@ vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     b[VXR_BIND_PICKS].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_RAYS].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_DEPTH].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_BEAM].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     li.bindingCount = VXR_TARGET_BINDINGS;
     VXR_VK_TRY(c, err,
                c->vk.vkCreateDescriptorSetLayout(c->device, &li, c->alloc,
@@ -46,6 +52,11 @@ vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
                                    .codeSize = vxr_trace_spv_size,
                                    .pCode = vxr_trace_spv};
     VXR_VK_TRY(c, err, c->vk.vkCreateShaderModule(c->device, &si, c->alloc, &c->module));
+    if (c->beam) {
+        si.codeSize = vxr_beam_spv_size;
+        si.pCode = vxr_beam_spv;
+        VXR_VK_TRY(c, err, c->vk.vkCreateShaderModule(c->device, &si, c->alloc, &c->beam_module));
+    }
 fail:
     return res;
 }
@@ -74,6 +85,7 @@ void vxr_pipelines_destroy(vxr_context *c) {
             for (uint32_t m = 0; m < VXR_MODES; m++)
                 if (c->pipes[i]->pipeline[g][m])
                     c->vk.vkDestroyPipeline(c->device, c->pipes[i]->pipeline[g][m], c->alloc);
+        if (c->pipes[i]->beam) c->vk.vkDestroyPipeline(c->device, c->pipes[i]->beam, c->alloc);
         free(c->pipes[i]);
     }
     free(c->pipes);
@@ -82,20 +94,23 @@ void vxr_pipelines_destroy(vxr_context *c) {
     if (c->pipes_ready) pthread_mutex_destroy(&c->pipes_lock);
     c->pipes_ready = false;
     if (c->module) c->vk.vkDestroyShaderModule(c->device, c->module, c->alloc);
+    if (c->beam_module) c->vk.vkDestroyShaderModule(c->device, c->beam_module, c->alloc);
     if (c->pipeline_layout) c->vk.vkDestroyPipelineLayout(c->device, c->pipeline_layout, c->alloc);
     for (int i = 0; i < 2; i++)
         if (c->set_layout[i])
             c->vk.vkDestroyDescriptorSetLayout(c->device, c->set_layout[i], c->alloc);
 }
 
-/* The pipelines of a spec (2 x VXR_MODES), in one call (drivers may compile them in
- * parallel, and the host's cache sees them all). */
+/* The pipelines of a spec (2 x VXR_MODES, and the beam pass's), in one
+ * call (drivers may compile them in parallel, and the host's cache sees
+ * them all). Frames read the beam's distances when the context has it;
+ * ray batches never do. */
 static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *p, vxr_error *err) {
     vxr_spec spec[2][VXR_MODES];
     VkSpecializationMapEntry map[VXR_SPEC_COUNT];
     for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
     VkSpecializationInfo si[2][VXR_MODES];
-    VkComputePipelineCreateInfo pi[2][VXR_MODES];
+    VkComputePipelineCreateInfo pi[2 * VXR_MODES + 1];
     for (uint32_t g = 0; g < 2; g++)
         for (uint32_t m = 0; m < VXR_MODES; m++) {
             spec[g][m] = *base;
@@ -103,8 +118,9 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
             spec[g][m].picks = m == VXR_MODE_PICKS || m == VXR_MODE_RAYS;
             spec[g][m].rays = m == VXR_MODE_RAYS;
             spec[g][m].host = m == VXR_MODE_FRAME_HOST || m == VXR_MODE_PICKS;
+            spec[g][m].beam = c->beam && m != VXR_MODE_RAYS;
             si[g][m] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[g][m], &spec[g][m]};
-            pi[g][m] = (VkComputePipelineCreateInfo){
+            pi[g * VXR_MODES + m] = (VkComputePipelineCreateInfo){
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                           .stage = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -113,16 +129,31 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
                           .pSpecializationInfo = &si[g][m]},
                 .layout = c->pipeline_layout};
         }
-    return vxr_vk_check(c, err,
-                        c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 2 * VXR_MODES,
-                                                       &pi[0][0], c->alloc, &p->pipeline[0][0]),
-                        "vkCreateComputePipelines");
+    /* the beam pass: the scene's split and the workgroup (grid and the
+     * rest are push constants or not in its shader) */
+    VkSpecializationInfo beam_si = {VXR_SPEC_COUNT, map, sizeof *base, base};
+    pi[2 * VXR_MODES] = pi[0];
+    pi[2 * VXR_MODES].stage.module = c->beam_module;
+    pi[2 * VXR_MODES].stage.pSpecializationInfo = &beam_si;
+    VkPipeline made[2 * VXR_MODES + 1] = {VK_NULL_HANDLE};
+    uint32_t n = 2 * VXR_MODES + (c->beam ? 1 : 0);
+    vxr_result res = vxr_vk_check(
+        c, err, c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, n, pi, c->alloc, made),
+        "vkCreateComputePipelines");
+    if (res != VXR_OK) { /* a failed call may leave some made: none is kept */
+        for (uint32_t i = 0; i < n; i++)
+            if (made[i]) c->vk.vkDestroyPipeline(c->device, made[i], c->alloc);
+        return res;
+    }
+    memcpy(p->pipeline, made, sizeof p->pipeline);
+    p->beam = made[2 * VXR_MODES];
+    return VXR_OK;
 }
 
 vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec key = r->spec;
-    key.grid = key.picks = key.rays = key.host = 0;
+    key.grid = key.picks = key.rays = key.host = key.beam = 0;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     for (uint32_t i = 0; i < c->pipes_count; i++)
@@ -147,7 +178,7 @@ vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     }
     p->spec = key;
     if ((res = pipes_create(c, &key, p, err)) != VXR_OK) {
-        free(p); /* a failed call leaves every handle VK_NULL_HANDLE */
+        free(p); /* pipes_create keeps no pipeline when it fails */
         goto done;
     }
     c->pipes[c->pipes_count++] = p;

@@ -1,5 +1,5 @@
-/* Offscreen targets (the colour image, the pick records, the readback copy)
- * and ray batches. */
+/* Offscreen targets (the colour image, the pick records, the readback copy,
+ * the beam pre-pass's distances) and ray batches. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -38,15 +38,16 @@ fail:
 static vxr_result create_set(vxr_target *t, vxr_error *err) {
     vxr_context *c = t->ctx;
     VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
-                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}};
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}};
     vxr_result res = vxr_set_create(c, VXR_SET_TARGET, ps, 2, &t->pool, &t->set, err);
     if (res != VXR_OK) return res;
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
     /* a frame's shader never reads rays: its picks stand in */
-    VkDescriptorBufferInfo bi[3] = {
+    VkDescriptorBufferInfo bi[4] = {
         {t->picks.buffer, 0, VK_WHOLE_SIZE},
         {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE},
-        {t->depth.buffer, 0, VK_WHOLE_SIZE}};
+        {t->depth.buffer, 0, VK_WHOLE_SIZE},
+        {t->beam.buffer, 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet w[VXR_TARGET_BINDINGS] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
          .dstSet = t->set,
@@ -71,7 +72,13 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
          .dstBinding = VXR_BIND_DEPTH,
          .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[2]}};
+         .pBufferInfo = &bi[2]},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+         .dstSet = t->set,
+         .dstBinding = VXR_BIND_BEAM,
+         .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         .pBufferInfo = &bi[3]}};
     c->vk.vkUpdateDescriptorSets(c->device, VXR_TARGET_BINDINGS, w, 0, NULL);
     return VXR_OK;
 }
@@ -125,6 +132,14 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
     if (res == VXR_OK && rays)
         res = vxr_buf_create(c, (VkDeviceSize)rays * sizeof(vxr_ray),
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0, host, &t->rays, err);
+    /* the beam's distances: a float per tile, a 16-byte stand-in for a
+     * batch or a context without the beam */
+    t->tiles_x = (w + VXR_BEAM_TILE - 1) / VXR_BEAM_TILE;
+    t->tiles_y = (h + VXR_BEAM_TILE - 1) / VXR_BEAM_TILE;
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, c->beam && !rays ? (VkDeviceSize)t->tiles_x * t->tiles_y * 4 : 16,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->beam, err);
     if (res == VXR_OK && readback)
         res = vxr_buf_create(c, (VkDeviceSize)w * h * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, &t->readback, err);
@@ -137,7 +152,7 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
      * driver, or wherever the host pages in mapped memory lazily, the first
      * write to each page costs more than tracing it (BENCHMARKS.md). The
      * memory is host-coherent, so the zeros need no flush. */
-    const vxr_buf *mapped[] = {&t->depth, &t->picks, &t->rays, &t->readback};
+    const vxr_buf *mapped[] = {&t->depth, &t->picks, &t->rays, &t->readback, &t->beam};
     for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++)
         if (mapped[i]->map) memset(mapped[i]->map, 0, mapped[i]->size);
     *dest = t;
@@ -211,6 +226,7 @@ void vxr_target_destroy(vxr_target *t) {
     vxr_buf_destroy(c, &t->picks);
     vxr_buf_destroy(c, &t->readback);
     vxr_buf_destroy(c, &t->rays);
+    vxr_buf_destroy(c, &t->beam);
     free(t);
 }
 

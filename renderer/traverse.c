@@ -1,4 +1,5 @@
-/* Recording shaders/trace.comp: a frame, or a batch of rays. */
+/* Recording shaders/trace.comp: a frame (after shaders/beam.comp's
+ * pre-pass when the context has it), or a batch of rays. */
 #include <math.h>
 #include <string.h>
 #include "internal.h"
@@ -17,6 +18,7 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode 
     p->grid_level = level;
     p->bvh_nodes = r->bvh_nodes;
     p->loop_probe = VXR_LOOP_PROBE;
+    p->magnitude = vxr_renderer_magnitude(r);
     *pipeline = vxr_renderer_pipeline(r, level, mode);
     return VXR_OK;
 }
@@ -190,6 +192,13 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     } else {
         own_image_writable(c, t, cmd);
     }
+    /* The beam pre-pass: a start distance per tile for a perspective
+     * frame. dispatch's barriers order it after the last frame's reads of
+     * the distances (write after read) and before this frame's reads. */
+    if (r->pipes->beam && cam->projection != VXR_PROJECTION_ORTHOGRAPHIC) {
+        p.flags |= VXR_FRAME_BEAM;
+        dispatch(r, t, &p, r->pipes->beam, t->tiles_x, t->tiles_y, cmd);
+    }
     dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
 
     if (t->host_image) {
@@ -212,9 +221,12 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
                           TRANSFER | COMPUTE | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, copied,
                           VK_IMAGE_LAYOUT_GENERAL, NULL);
+            /* visible to the host; and the copy done before a later
+             * frame's copy into the same readback (write after write) */
             memory_barrier(c, cmd, TRANSFER | COMPUTE,
                            VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+                           VK_PIPELINE_STAGE_HOST_BIT | TRANSFER,
+                           VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
         }
     }
     if (f->depth_out.image) {

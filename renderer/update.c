@@ -627,6 +627,8 @@ static vxr_result update_models_table(update *u) {
     res = upload_records(u, VXR_BIND_MODELS, now, r->model_rec, s->model_count,
                          sizeof(vxr_gpu_model), all, &changed);
     if (res == VXR_OK) memcpy(r->model_rec, now, (size_t)s->model_count * sizeof *now);
+    for (uint32_t i = 0; res == VXR_OK && i < s->model_count; i++)
+        vxr_renderer_grow_model(r, &now[i]);
     free(now);
     return res;
 }
@@ -787,7 +789,10 @@ static vxr_result update_instances(update *u, bool hierarchy, const todo *t, uin
         a = b;
     }
     if (res == VXR_OK) { /* the table is written: the records are the uploaded ones */
-        for (uint32_t j = 0; j < m; j++) r->inst_rec[ids[j]] = now[j];
+        for (uint32_t j = 0; j < m; j++) {
+            r->inst_rec[ids[j]] = now[j];
+            vxr_renderer_grow_instance(r, &now[j]);
+        }
         u->info->instances = m;
         if (n != r->instance_count) hierarchy = true;
         r->instance_count = n;

@@ -3,13 +3,12 @@
  * (large ones split over several bindings, each model in ranges of its
  * own: renderer/update.c), and the specialisation of the compute pipeline
  * for the scene's split and attribute size. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "vxr/bvh.h"
 
-/* The workgroup: 8 x 8 pixels, a row being one SIMD vector on lavapipe. */
-enum { LOCAL_X = 8, LOCAL_Y = 8 };
 /* The most bytes one vkCmdUpdateBuffer takes. */
 #define UPDATE_MAX 65536u
 
@@ -137,6 +136,24 @@ fail:
     return res;
 }
 
+void vxr_renderer_grow_instance(vxr_renderer *r, const vxr_gpu_instance *g) {
+    const float *m = g->local_to_world;
+    float shift = fabsf(m[3]) + fabsf(m[7]) + fabsf(m[11]);
+    if (shift > r->mag_shift) r->mag_shift = shift;
+    if (g->scale > r->mag_scale) r->mag_scale = g->scale;
+}
+
+void vxr_renderer_grow_model(vxr_renderer *r, const vxr_gpu_model *m) {
+    float extent = 3.0f * ldexpf(1.0f, (int)(m->depth < 31 ? m->depth : 31));
+    for (int k = 0; k < 3; k++) extent += fabsf((float)m->origin[k]);
+    if (extent > r->mag_extent) r->mag_extent = extent;
+}
+
+float vxr_renderer_magnitude(const vxr_renderer *r) {
+    float m = r->mag_shift + r->mag_scale * r->mag_extent;
+    return isfinite(m) ? m : 3.0e38f;
+}
+
 void vxr_renderer_take_hierarchy(vxr_renderer *r, const vxr_bvh *bvh) {
     r->bvh_nodes = bvh->node_count;
     for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
@@ -180,8 +197,8 @@ static vxr_result plan_bindings(vxr_renderer *r, const vxr_scene *s, vxr_error *
             first[k], bindings[k], elem[k], chunk_shift(c->max_binding, elem[k], texels),
             0,        NULL,        0,       0};
     vxr_spec *sp = &r->spec;
-    sp->local_x = LOCAL_X;
-    sp->local_y = LOCAL_Y;
+    sp->local_x = c->local_x; /* the context's choice (context.c) */
+    sp->local_y = c->local_y;
     sp->attr_size = s->attr_size;
     sp->node_shift = r->sec[VXR_SEC_NODES].shift;
     sp->battr_shift = r->sec[VXR_SEC_BATTR].shift;
@@ -232,6 +249,7 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
                               (uint8_t *)host[k] + res->base[k] * r->sec[k].elem);
         res->version = s->model_version[i];
         vxr_renderer_model_record(r, s, i, &r->model_rec[i]);
+        vxr_renderer_grow_model(r, &r->model_rec[i]);
     }
     return VXR_OK;
 }
@@ -259,6 +277,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     }
     if ((res = place_models(r, s, host, err)) != VXR_OK) goto fail;
     vxr_instance_records(s, r->inst_rec);
+    for (uint32_t i = 0; i < s->instance_count; i++) vxr_renderer_grow_instance(r, &r->inst_rec[i]);
     if ((res = vxr_bvh_build(s, r->inst_rec, &bvh))) {
         vxr_ctx_fail(c, err, res, "the instance hierarchy: %s", vxr_result_string(res));
         goto fail;
@@ -337,6 +356,7 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     size_t table = (size_t)s->instance_count * sizeof(vxr_gpu_instance);
     vxr_gpu_instance *records = r->inst_rec;
     vxr_instance_records(s, records);
+    for (uint32_t i = 0; i < s->instance_count; i++) vxr_renderer_grow_instance(r, &records[i]);
     vxr_bvh bvh;
     vxr_result res = vxr_bvh_build(s, records, &bvh);
     if (res != VXR_OK) {

@@ -18,21 +18,18 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "vxr_trace.h"
+#include "vxr_scene.glsl"
 
 layout(local_size_x_id = VXR_SPEC_LOCAL_X, local_size_y_id = VXR_SPEC_LOCAL_Y) in;
-layout(constant_id = VXR_SPEC_NODE_CHUNKS) const uint NODE_CHUNKS = 1u;
-layout(constant_id = VXR_SPEC_NODE_SHIFT) const uint NODE_SHIFT = 24u;
-layout(constant_id = VXR_SPEC_BATTR_CHUNKS) const uint BATTR_CHUNKS = 1u;
-layout(constant_id = VXR_SPEC_BATTR_SHIFT) const uint BATTR_SHIFT = 25u;
-layout(constant_id = VXR_SPEC_ATTR_CHUNKS) const uint ATTR_CHUNKS = 1u;
-layout(constant_id = VXR_SPEC_ATTR_SHIFT) const uint ATTR_SHIFT = 25u;
-layout(constant_id = VXR_SPEC_ATTR_SIZE) const uint ATTR_SIZE = 1u;
 /* Constants because lavapipe runs both sides of every branch under a lane
- * mask: code a frame never needs is best not compiled in at all. */
+ * mask: code a frame never needs is best not compiled in at all. The
+ * scene's split and attribute size are vxr_scene.glsl's. */
 layout(constant_id = VXR_SPEC_GRID) const bool GRID = false;
 layout(constant_id = VXR_SPEC_PICKS) const bool PICKS = false;
 layout(constant_id = VXR_SPEC_RAYS) const bool RAYS = false;
 layout(constant_id = VXR_SPEC_HOST) const bool HOST = false;
+/* Frames may start each ray at its tile's beam distance (beam.comp). */
+layout(constant_id = VXR_SPEC_BEAM) const bool BEAM = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
@@ -41,30 +38,6 @@ pc;
 /* The voxel pipelines fold the grid level to 0 and compile the grid code out. */
 #define GRID_LEVEL (GRID ? pc.grid_level : 0u)
 
-/* Scene data as uniform texel buffers: lavapipe fetches texels with vector
- * gathers, while its storage-buffer loads take a loop per lane. */
-#define SCENE(b) layout(set = VXR_SET_SCENE, binding = b) uniform usamplerBuffer
-SCENE(VXR_BIND_MODELS) models;
-SCENE(VXR_BIND_INSTANCES) instances;
-SCENE(VXR_BIND_PALETTE) palette;
-SCENE(VXR_BIND_BVH) bvh;
-SCENE(VXR_BIND_ITEMS) items;
-SCENE(VXR_BIND_NODES + 0) nodes0;
-SCENE(VXR_BIND_NODES + 1) nodes1;
-SCENE(VXR_BIND_NODES + 2) nodes2;
-SCENE(VXR_BIND_NODES + 3) nodes3;
-SCENE(VXR_BIND_BATTR + 0) battr0;
-SCENE(VXR_BIND_BATTR + 1) battr1;
-SCENE(VXR_BIND_BATTR + 2) battr2;
-SCENE(VXR_BIND_BATTR + 3) battr3;
-SCENE(VXR_BIND_ATTRS + 0) attrs0;
-SCENE(VXR_BIND_ATTRS + 1) attrs1;
-SCENE(VXR_BIND_ATTRS + 2) attrs2;
-SCENE(VXR_BIND_ATTRS + 3) attrs3;
-SCENE(VXR_BIND_ATTRS + 4) attrs4;
-SCENE(VXR_BIND_ATTRS + 5) attrs5;
-SCENE(VXR_BIND_ATTRS + 6) attrs6;
-SCENE(VXR_BIND_ATTRS + 7) attrs7;
 /* No format: the host's image may be RGBA8, BGRA8 or RGBA16F
  * (shaderStorageImageWriteWithoutFormat). */
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_IMAGE) writeonly uniform image2D color_image;
@@ -77,52 +50,9 @@ layout(set = VXR_SET_TARGET, binding = VXR_BIND_RAYS, std430) readonly buffer Ra
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_DEPTH, std430) buffer Depth {
     float depth[];
 };
-
-#define FETCH(tb, i) texelFetch(tb, int(i))
-
-uvec2 node_at(uint i) {
-    if (NODE_CHUNKS == 1u) return FETCH(nodes0, i).xy;
-    uint c = i >> NODE_SHIFT, j = i & ((1u << NODE_SHIFT) - 1u);
-    if (c == 0u) return FETCH(nodes0, j).xy;
-    if (c == 1u) return FETCH(nodes1, j).xy;
-    if (c == 2u) return FETCH(nodes2, j).xy;
-    return FETCH(nodes3, j).xy;
-}
-
-uint battr_at(uint i) {
-    if (BATTR_CHUNKS == 1u) return FETCH(battr0, i).x;
-    uint c = i >> BATTR_SHIFT, j = i & ((1u << BATTR_SHIFT) - 1u);
-    if (c == 0u) return FETCH(battr0, j).x;
-    if (c == 1u) return FETCH(battr1, j).x;
-    if (c == 2u) return FETCH(battr2, j).x;
-    return FETCH(battr3, j).x;
-}
-
-uint attr_word(uint i) {
-    if (ATTR_CHUNKS == 1u) return FETCH(attrs0, i).x;
-    uint c = i >> ATTR_SHIFT, j = i & ((1u << ATTR_SHIFT) - 1u);
-    switch (c) {
-    case 0u:
-        return FETCH(attrs0, j).x;
-    case 1u:
-        return FETCH(attrs1, j).x;
-    case 2u:
-        return FETCH(attrs2, j).x;
-    case 3u:
-        return FETCH(attrs3, j).x;
-    case 4u:
-        return FETCH(attrs4, j).x;
-    case 5u:
-        return FETCH(attrs5, j).x;
-    case 6u:
-        return FETCH(attrs6, j).x;
-    }
-    return FETCH(attrs7, j).x;
-}
-
-vec4 instance_texel(uint i, uint texel) {
-    return uintBitsToFloat(FETCH(instances, VXR_INSTANCE_TEXELS * i + texel));
-}
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_BEAM, std430) readonly buffer Beam {
+    float beam[];
+};
 
 /* ---- the current instance's model and its model-space ray ---- */
 
@@ -130,6 +60,10 @@ vec3 O, D; /* model-space origin and direction */
 ivec3 m_origin;
 uint m_depth, m_node_base, m_battr_base, m_attr_base;
 float tmax; /* the best hit so far: cells beyond it are pruned, ties kept */
+/* The tile's beam distance (BEAM; else 0): no hit of this ray lies before
+ * it, so a cell the ray leaves before it holds no hit and is not entered.
+ * Exact: a hit cube inside a cell is entered before the cell is left. */
+float t_beam;
 
 /* A hit inside one octree, model space (pick.c's cell_hit). */
 ivec3 h_lo;
@@ -252,7 +186,8 @@ bool trace_octree() {
     {
         vxr_slabs s = vxr_cube_slabs(O, D, lo, 1 << level);
         precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
-        if (!s.inside || !(t0 < s.texit) || t0 > tmax) return false;
+        if (!s.inside || !(t0 < s.texit) || t0 > tmax || (BEAM && s.texit < t_beam))
+            return false;
         new_frame(level, lo, 0u, 0u, t0, node, st);
     }
     bool advance = false, found = false;
@@ -287,7 +222,8 @@ bool trace_octree() {
         ivec3 clo = lo + octant_offset(child, half_);
         vxr_slabs s = vxr_cube_slabs(O, D, clo, half_);
         precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
-        bool enter = (st & (1u << child)) != 0u && s.inside && t0 < s.texit && !(t0 > tmax);
+        bool enter = (st & (1u << child)) != 0u && s.inside && t0 < s.texit && !(t0 > tmax) &&
+                     !(BEAM && s.texit < t_beam);
         uint cnode =
             level > int(VXR_BRICK_LEVEL) ? node + uint(bitCount(st & ((1u << child) - 1u))) : node;
         uint coct = level == 1 ? (st >> 14u) & 7u : child;
@@ -357,10 +293,6 @@ void trace_instance(uint i) {
     best_D = D;
 }
 
-vec3 bvh_corner(uint node, uint texel) {
-    return uintBitsToFloat(FETCH(bvh, VXR_BVH_TEXELS * node + texel).xyz);
-}
-
 /* Hits beyond t_limit are not looked for. */
 void trace_scene(float pad, float t_limit) {
     best_t = t_limit;
@@ -427,6 +359,11 @@ void main() {
         }
     }
     incomplete = false;
+    t_beam = 0.0;
+    if (BEAM && !RAYS && (pc.flags & VXR_FRAME_BEAM) != 0u) {
+        uint tiles_x = (pc.width + VXR_BEAM_TILE - 1u) / VXR_BEAM_TILE;
+        t_beam = beam[(px.y / VXR_BEAM_TILE) * tiles_x + px.x / VXR_BEAM_TILE];
+    }
     /* Rays stop at the host's depth: beyond the t where the ray reaches it
      * (with a margin; the depth test below decides exactly). A frame only:
      * pick records stay those of the voxels. */

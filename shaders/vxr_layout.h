@@ -191,7 +191,8 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_PICKS        10 /* write a pick record per pixel */
 #define VXR_SPEC_RAYS         11 /* trace the ray batch, records only */
 #define VXR_SPEC_HOST         12 /* a host's needs: depth in and out */
-#define VXR_SPEC_COUNT        13
+#define VXR_SPEC_BEAM         13 /* frames read a start distance per tile (shaders/beam.comp) */
+#define VXR_SPEC_COUNT        14
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -216,8 +217,12 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_PICKS      1 /* vxr_gpu_pick per pixel or ray */
 #define VXR_BIND_RAYS       2 /* VXR_RAY_FLOATS per ray */
 #define VXR_BIND_DEPTH      3 /* float per pixel: the host's depth in, the frame's out */
-#define VXR_TARGET_BINDINGS 4
+#define VXR_BIND_BEAM       4 /* float per VXR_BEAM_TILE^2 tile: the beam's start distance */
+#define VXR_TARGET_BINDINGS 5
 #define VXR_RAY_FLOATS      6 /* origin xyz, direction xyz (vxr_ray) */
+/* The beam pre-pass (shaders/beam.comp): one start distance per tile of
+ * VXR_BEAM_TILE x VXR_BEAM_TILE pixels, tiles row by row from the top. */
+#define VXR_BEAM_TILE 8u
 
 /* Tables in texels of 16 bytes, and the texel of each field. */
 #define VXR_MODEL_TEXELS 3u
@@ -259,7 +264,7 @@ typedef uint32_t vxr_uint;
     vxr_uint flags;      /* VXR_FRAME_* */                                                         \
     vxr_uint offset;     /* the target's rectangle in its image: x | y << 16 */                    \
     vxr_uint grid_level; /* log2 of the grid N (pipelines with VXR_SPEC_GRID) */                   \
-    vxr_uint reserved;
+    float magnitude;     /* bounds |translation| + scale * model extent (beam.comp's slack) */
 
 /* Push-constant flags: the camera's projection, depth and colour. */
 #define VXR_FRAME_PINHOLE     0u  /* eye/target camera (DESIGN.md §2) */
@@ -269,6 +274,7 @@ typedef uint32_t vxr_uint;
 #define VXR_FRAME_REVERSE_Z   4u  /* depth 1 near, 0 far */
 #define VXR_FRAME_DEPTH_OUT   8u  /* write each pixel's depth */
 #define VXR_FRAME_DEPTH_IN    16u /* read the host's depth first: keep what is nearer */
+#define VXR_FRAME_BEAM        32u /* the beam pass wrote this frame's start distances */
 
 /* The iterations of the shader's last loop: a device that cut the trace's
  * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
@@ -344,7 +350,7 @@ typedef struct vxr_push {
 typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
-    uint32_t attr_size, grid, picks, rays, host;
+    uint32_t attr_size, grid, picks, rays, host, beam;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
@@ -380,6 +386,7 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, grid) == 4 * VXR_SPEC_GRID &&
                       offsetof(vxr_spec, rays) == 4 * VXR_SPEC_RAYS &&
                       offsetof(vxr_spec, host) == 4 * VXR_SPEC_HOST &&
+                      offsetof(vxr_spec, beam) == 4 * VXR_SPEC_BEAM &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&

@@ -168,7 +168,33 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           copies.
  *   log, log_user           NULL: failure reasons go only to err, and
  *                           validation messages to stderr. Set: each reason
- *                           and validation message is passed to log too. */
+ *                           and validation message is passed to log too.
+ *   beam                    VXR_CHOICE_AUTO: the VXR_BEAM environment
+ *                           variable (on, off or auto), and when that is
+ *                           unset or auto, the device's choice (off on a
+ *                           CPU device, on elsewhere; DESIGN.md, "Per-device
+ *                           choices"). VXR_CHOICE_ON / _OFF: the beam
+ *                           pre-pass (shaders/beam.comp) on or off for
+ *                           every perspective frame. It never changes a
+ *                           pick record or a colour, only the time a frame
+ *                           takes. Another VXR_BEAM value, or another
+ *                           enum value here, is VXR_ERROR_ARGUMENT.
+ *   workgroup_width, workgroup_height
+ *                           0 and 0: the VXR_WORKGROUP environment variable
+ *                           ("WxH"), and when that is unset, the device's
+ *                           choice (8 x 8 everywhere so far). Set (both):
+ *                           the compute workgroup of every dispatch, in
+ *                           pixels (rays); the device's limits
+ *                           (maxComputeWorkGroupSize, ...Invocations) must
+ *                           allow it, else VXR_ERROR_ARGUMENT, as for one
+ *                           of them zero or a bad VXR_WORKGROUP. */
+/* A per-device choice that a host may force (vxr_context_desc). */
+typedef enum vxr_choice {
+    VXR_CHOICE_AUTO = 0, /* the environment's, else the device's */
+    VXR_CHOICE_ON = 1,
+    VXR_CHOICE_OFF = 2
+} vxr_choice;
+
 typedef struct vxr_context_desc {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
     VkInstance instance;
@@ -195,6 +221,8 @@ typedef struct vxr_context_desc {
     void *log_user;
     bool debug_names;
     const VkAllocationCallbacks *allocator;
+    vxr_choice beam;
+    uint32_t workgroup_width, workgroup_height;
 } vxr_context_desc;
 
 typedef struct vxr_context vxr_context;
@@ -213,6 +241,9 @@ typedef struct vxr_context_info {
     float timestamp_period;     /* nanoseconds per timestamp tick */
     uint32_t timestamp_bits;    /* valid bits on queue_family; 0: no timestamps */
     uint64_t max_binding_bytes; /* the binding size scenes are split by */
+    /* the per-device choices as made (vxr_context_desc) */
+    bool beam;                                  /* the beam pre-pass runs before frames */
+    uint32_t workgroup_width, workgroup_height; /* pixels per workgroup */
 } vxr_context_info;
 
 VXR_API vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest,
