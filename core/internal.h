@@ -30,6 +30,12 @@ void vxr_parallel_for(size_t count, size_t chunk, uint32_t threads, vxr_range_fn
 /* The online CPUs (1 .. 64). */
 uint32_t vxr_cpu_count(void);
 
+/* core/svo_build_v3.c's entries (svo_build.c's dispatch calls them). */
+vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                                 uint32_t threads, vxr_octree *dest, vxr_error *err);
+vxr_result vxr_svo_build_gen_v3(const struct vxr_model_gen *g, uint32_t attr_size, uint32_t threads,
+                                vxr_octree *dest, vxr_error *err);
+
 /* SWAR popcount: the baseline x86-64 target has no POPCNT instruction and
  * the compiler's fallback is an out-of-line call on hot paths. */
 static inline int vxr_popcount64(uint64_t v) {

@@ -1148,13 +1148,62 @@ static vxr_result build_gen(const vxr_model_gen *g, uint32_t attr_size, uint32_t
 
 /* ------------------------------------------------------------------ API */
 
+#ifdef VXR_SVO_V3
+/* This file again, compiled for x86-64-v3 (svo_build_v3.c): the entries
+ * the baseline build calls on CPUs that have it. */
+vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
+                                 uint32_t threads, vxr_octree *dest, vxr_error *err) {
+    return build_list(voxels, count, attr_size, threads, dest, err);
+}
+
+vxr_result vxr_svo_build_gen_v3(const vxr_model_gen *g, uint32_t attr_size, uint32_t threads,
+                                vxr_octree *dest, vxr_error *err) {
+    return build_gen(g, attr_size, threads, dest, err);
+}
+#else
+#ifdef VXR_HAVE_SVO_V3
+/* Whether the x86-64-v3 build runs: the CPU (and the OS, for AVX state)
+ * has every feature of that level, and VXR_CPU is not "baseline". */
+static bool v3;
+static pthread_once_t v3_once = PTHREAD_ONCE_INIT;
+
+static void v3_init(void) {
+    const char *env = getenv("VXR_CPU");
+    __builtin_cpu_init();
+    v3 = __builtin_cpu_supports("x86-64-v3") && !(env && !strcmp(env, "baseline"));
+}
+
+static bool use_v3(void) {
+    pthread_once(&v3_once, v3_init);
+    return v3;
+}
+#else
+static bool use_v3(void) {
+    return false;
+}
+#endif
+
+const char *vxr_build_isa(void) {
+    return use_v3() ? "x86-64-v3" : "baseline";
+}
+
 vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
                             vxr_octree *dest, vxr_error *err) {
+#ifdef VXR_HAVE_SVO_V3
+    if (use_v3()) return vxr_svo_build_list_v3(voxels, count, attr_size, 1, dest, err);
+#endif
     return build_list(voxels, count, attr_size, 1, dest, err);
 }
 
 vxr_result vxr_model_build(const vxr_model_src *model, uint32_t attr_size, uint32_t threads,
                            vxr_octree *dest, vxr_error *err) {
+#ifdef VXR_HAVE_SVO_V3
+    if (use_v3())
+        return model->gen ? vxr_svo_build_gen_v3(model->gen, attr_size, threads, dest, err)
+                          : vxr_svo_build_list_v3(model->voxels, model->count, attr_size, threads,
+                                                  dest, err);
+#endif
     if (model->gen) return build_gen(model->gen, attr_size, threads, dest, err);
     return build_list(model->voxels, model->count, attr_size, threads, dest, err);
 }
+#endif

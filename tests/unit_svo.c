@@ -690,10 +690,19 @@ static void test_scene_threads(void) {
     vxr_scene_src_free(&src);
 }
 
+/* The build's code: what VXR_CPU asks for (the unit_svo_baseline run), else
+ * one of the two; every other test of this file then runs on it. */
+static void test_build_isa(void) {
+    const char *isa = vxr_build_isa(), *env = getenv("VXR_CPU");
+    printf("bulk build code: %s\n", isa);
+    CHECK(!strcmp(isa, "baseline") || !strcmp(isa, "x86-64-v3"));
+    if (env && !strcmp(env, "baseline")) CHECK(!strcmp(isa, "baseline"));
+}
+
 VXR_TEST_MAIN(TEST(test_ileave3_seed_facts), TEST(test_abs_svo_4cube),
               TEST(test_random_lists_bulk_equals_incremental), TEST(test_extremes),
               TEST(test_growth_keeps_every_voxel), TEST(test_trimming),
               TEST(test_validate_rejects_corruption), TEST(test_layout_offsets),
               TEST(test_blob_fields), TEST(test_real_files_bulk_equals_incremental),
               TEST(test_threads_equal_one_thread), TEST(test_generator_equals_list),
-              TEST(test_generator_failures), TEST(test_scene_threads))
+              TEST(test_generator_failures), TEST(test_scene_threads), TEST(test_build_isa))

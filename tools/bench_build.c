@@ -234,12 +234,13 @@ int cmd_bench_build(int argc, char **argv) {
                    paths[p].name, (unsigned long long)voxels, best * 1e3, mvox, bytes, bpv,
                    p ? (same ? "  (identical to bulk)" : "  (DIFFERS)") : "  (one thread)");
         if (p == 0 && json)
-            printf(",\"threads\":%u,\"threads_build_s\":%.6f,\"threads_mvox_s\":%.2f", threads,
-                   best_mt, mvox_mt);
+            printf(
+                ",\"threads\":%u,\"threads_build_s\":%.6f,\"threads_mvox_s\":%.2f,\"isa\":\"%s\"",
+                threads, best_mt, mvox_mt, vxr_build_isa());
         else if (p == 0)
-            printf("%-12s %10llu voxels  %9.3f ms  %8.2f Mvox/s  (%u threads%s)\n", "bulk",
-                   (unsigned long long)voxels, best_mt * 1e3, mvox_mt, threads,
-                   same_mt ? ", identical" : ", DIFFERS");
+            printf("%-12s %10llu voxels  %9.3f ms  %8.2f Mvox/s  (%u threads%s; code: %s)\n",
+                   "bulk", (unsigned long long)voxels, best_mt * 1e3, mvox_mt, threads,
+                   same_mt ? ", identical" : ", DIFFERS", vxr_build_isa());
 #ifdef VXR_HAVE_PEERS
         if (p == 0) peer_print(&peer, voxels, best, json);
 #endif

@@ -164,6 +164,13 @@ VXR_API vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t th
  * the online CPUs (it may get fewer, when the system gave the core fewer
  * workers). */
 VXR_API uint32_t vxr_build_threads(uint32_t threads);
+/* The code the bulk build runs: "x86-64-v3" where the library has that
+ * variant (x86-64 builds whose compiler takes -march=x86-64-v3) and the
+ * CPU has every feature of that level, unless the environment variable
+ * VXR_CPU is "baseline" (read once); else "baseline". The octrees are the
+ * same either way (tests hold both to the incremental build). A static
+ * string. */
+VXR_API const char *vxr_build_isa(void);
 /* NULL is a no-op. */
 VXR_API void vxr_scene_destroy(vxr_scene *scene);
 
