@@ -9,12 +9,17 @@
  * trace.comp includes too: the two sides compute the same operations by
  * construction. The result is the solid cell the ray enters first, so the
  * walk here may skip what cannot hold it and carry less than the GPU's: it
- * starts at the box of a model's voxels, and a child spans [t, tnext) of
- * its parent's walk, which is its own vxr_cube_slabs interval (clamped at
- * 0) to the bit, since every slab parameter is (plane - o) / d of one
- * integer plane and rounding keeps the planes' order; only the hit cell's
- * slabs are computed in full (tests/unit_instances.c walks as the GPU
- * does and compares). */
+ * starts where the ray enters the box of a model's voxels ([a, b), the
+ * box's slab parameters) and a child spans [t, tnext) of its parent's
+ * walk. Inside that box a child's span is its own vxr_cube_slabs interval
+ * (clamped at 0) to the bit, since every slab parameter is (plane - o) / d
+ * of one integer plane and rounding keeps the planes' order; a cube that
+ * straddles the box gets the GPU's span cut to [a, b), and its first child
+ * is the one at a. Every occupied cell lies inside the box, so its own
+ * interval lies within [a, b] and each ancestor of the GPU's first hit
+ * keeps a non-empty span here; the children skipped before a end at or
+ * before a, so they hold no hit. Only the hit cell's slabs are computed in
+ * full (tests/unit_instances.c walks as the GPU does and compares). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -218,7 +218,10 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
         if (results[m] == VXR_OK) continue;
         /* Again on this thread, for the message. */
         r = vxr_model_build(&src->models[m], src->attr_size, 1, &s->models[m], err);
-        if (r == VXR_OK) r = vxr_fail(err, results[m], "out of memory");
+        if (r == VXR_OK)
+            r = vxr_fail(err, results[m],
+                         results[m] == VXR_ERROR_MEMORY ? "out of memory"
+                                                        : "failed on a worker thread only");
         failed = m;
         break;
     }

@@ -273,9 +273,13 @@ static vxr_result join_append(build *b, region *rg) {
         return VXR_OK;
     }
     if (b->nv + rg->nv > b->cap_v) {
-        size_t cap = b->cap_v ? 2 * b->cap_v : b->gen ? (size_t)b->gen->voxels_hint : b->count;
+        /* a model holds at most 2^32 - 1 voxels (checked above): no hint,
+         * however large, asks for more room than that */
+        uint64_t want = b->cap_v ? 2 * (uint64_t)b->cap_v : b->gen ? b->gen->voxels_hint : b->count;
+        size_t cap = (size_t)(want < UINT32_MAX ? want : UINT32_MAX);
         if (cap < b->nv + rg->nv) cap = b->nv + rg->nv;
         if (cap < 1 << 12) cap = 1 << 12;
+        if (cap > SIZE_MAX / b->attr_size) return VXR_ERROR_MEMORY;
         uint8_t *attrs = realloc(b->attrs, cap * b->attr_size);
         if (!attrs) return VXR_ERROR_MEMORY;
         b->attrs = attrs;
@@ -339,7 +343,9 @@ __attribute__((target("popcnt"))) static void place_indices_popcnt(const void *i
 }
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
 static bool have_popcnt; /* set once, by spread_init */
+#endif
 
 static void place_indices(const void *items, bool narrow, size_t n, const uint64_t *bits,
                           const uint32_t *slot, uint8_t *attrs) {
@@ -1111,16 +1117,19 @@ static vxr_result build_gen(const vxr_model_gen *g, uint32_t attr_size, uint32_t
     if (r == VXR_OK) r = build_regions(&b);
     /* The first failing region in Morton order says why. */
     int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+    bool said = false; /* a region's failure named its box */
     for (size_t i = 0; r == VXR_OK && i < b.region_count; i++) {
         const region *rg = &b.regions[i];
         r = rg->r;
         if (rg->has_bad) {
             const vxr_voxel *v = &rg->bad;
+            said = true;
             vxr_fail(err, r,
                      "generator gave voxel (%d,%d,%d) of colour %u for box [%d,%d,%d]..[%d,%d,%d]",
                      v->x, v->y, v->z, v->color, rg->lo[0], rg->lo[1], rg->lo[2], rg->hi[0],
                      rg->hi[1], rg->hi[2]);
         } else if (r != VXR_OK && r != VXR_ERROR_MEMORY) {
+            said = true;
             vxr_fail(err, r, "generator failed on box [%d,%d,%d]..[%d,%d,%d]", rg->lo[0], rg->lo[1],
                      rg->lo[2], rg->hi[0], rg->hi[1], rg->hi[2]);
         }
@@ -1138,9 +1147,9 @@ static vxr_result build_gen(const vxr_model_gen *g, uint32_t attr_size, uint32_t
     else if (r == VXR_OK)
         r = join_regions(&b);
     free_regions(&b);
-    if (r == VXR_ERROR_MEMORY)
+    if (r == VXR_ERROR_MEMORY && !said)
         vxr_fail(err, r, "out of memory building a generated octree");
-    else if (r == VXR_ERROR_LIMIT)
+    else if (r == VXR_ERROR_LIMIT && !said)
         vxr_fail(err, r, "generated octree of over 2^32 voxels or nodes");
     if (r != VXR_OK) vxr_octree_free(dest);
     return r;

@@ -280,8 +280,9 @@ void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCom
                   VK_ACCESS_TRANSFER_READ_BIT, from, VK_IMAGE_LAYOUT_GENERAL, NULL);
 }
 
-/* Rays go in rows of this many invocations (a multiple of the workgroup
- * width), so that a large batch fills whole workgroups. */
+/* Rays go in rows of about this many invocations, rounded up to a
+ * multiple of the workgroup width, so that a large batch fills whole
+ * workgroups. */
 #define RAY_ROW 128u
 
 vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
@@ -295,8 +296,9 @@ vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, 
     VkPipeline pipeline = VK_NULL_HANDLE;
     vxr_result res = begin(r, t, grid, VXR_MODE_RAYS, &p, &pipeline, err);
     if (res != VXR_OK) return res;
-    p.width = count < RAY_ROW ? count : RAY_ROW;
-    p.height = (count + RAY_ROW - 1) / RAY_ROW;
+    const uint32_t lx = r->ctx->local_x, row = (RAY_ROW + lx - 1) / lx * lx;
+    p.width = count < row ? count : row;
+    p.height = (count + row - 1) / row;
     p.ray_count = count;
     own_image_writable(r->ctx, t, cmd); /* bound, never written: a batch's image stays empty */
     dispatch(r, t, &p, pipeline, p.width, p.height, cmd);

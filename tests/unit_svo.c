@@ -553,6 +553,18 @@ static void test_generator_equals_list(void) {
         w.calls = 0;
         check_threads(&gen, attr_size, &want, attr_size == 1 ? "wave" : "wave rgba");
         CHECK(w.calls > 5 * 10); /* region by region */
+        /* absurd hints: room for at most 2^32 - 1 voxels is asked (2^63 four
+         * bytes a voxel wrapped to nothing, and UINT64_MAX failed as out of
+         * memory) */
+        const uint64_t hints[] = {1ull << 63, UINT64_MAX, 1ull << 62};
+        for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++) {
+            g->voxels_hint = hints[k];
+            vxr_octree got;
+            CHECK(vxr_model_build(&gen, attr_size, 1, &got, NULL) == VXR_OK);
+            CHECK(vxr_octree_equal(&got, &want));
+            vxr_octree_free(&got);
+        }
+        g->voxels_hint = 0;
         /* materialised: one call, the same list, the generator destroyed */
         w.calls = 0;
         CHECK(vxr_model_src_materialize(&gen, NULL) == VXR_OK);
