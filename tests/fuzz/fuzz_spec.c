@@ -56,7 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static unsigned generated; /* bit 0: demo, bit k: world:k */
     unsigned bit = 0;
     if (!strcmp(spec, "demo")) bit = 1;
-    if (!strncmp(spec, "world:", 6) && spec[6] && strspn(spec + 6, "0123456789") == size - 6) {
+    /* the spec as vxr_scene_generate reads it: up to the first NUL byte
+     * (counting the bytes after one made "world:1\0..." generate the world
+     * again on every input: half a second each) */
+    const size_t len = strlen(spec);
+    if (!strncmp(spec, "world:", 6) && spec[6] && strspn(spec + 6, "0123456789") == len - 6) {
         long k = strtol(spec + 6, NULL, 10); /* <= FUZZ_MAX_WORLD: too_big said so */
         if (k >= 1) bit = 1u << k;
     }
