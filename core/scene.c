@@ -188,7 +188,7 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
     memcpy(s->palette, src->palette, sizeof s->palette);
     s->attr_size = src->attr_size;
     double t0 = now_s();
-    if (threads == 0) threads = vxr_cpu_count();
+    threads = vxr_build_threads(threads);
     const uint32_t n = src->model_count;
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += src->models[i].count;

@@ -998,10 +998,6 @@ static vxr_result list_regions(build *b) {
     return VXR_OK;
 }
 
-static uint32_t resolve_threads(uint32_t threads) {
-    return threads ? threads : vxr_cpu_count();
-}
-
 static vxr_result build_failed(vxr_octree *t, vxr_result r, size_t count, vxr_error *err) {
     vxr_octree_free(t);
     return vxr_fail(err, r,
@@ -1019,7 +1015,7 @@ static vxr_result build_list(const vxr_voxel *voxels, size_t count, uint32_t att
     pthread_once(&spread_once, spread_init);
     memset(dest, 0, sizeof *dest);
     dest->attr_size = attr_size;
-    build b = {.t = dest, .threads = resolve_threads(threads), .attr_size = attr_size};
+    build b = {.t = dest, .threads = vxr_build_threads(threads), .attr_size = attr_size};
     b.voxels = voxels;
     b.count = count;
     set_chunks(&b, 0);
@@ -1109,7 +1105,7 @@ static vxr_result build_gen(const vxr_model_gen *g, uint32_t attr_size, uint32_t
     memcpy(dest->vmin, g->vmin, sizeof dest->vmin);
     memcpy(dest->vmax, g->vmax, sizeof dest->vmax);
     trimmed_root(dest, initial_depth(dest->vmin, dest->vmax));
-    build b = {.t = dest, .threads = resolve_threads(threads), .attr_size = attr_size, .gen = g};
+    build b = {.t = dest, .threads = vxr_build_threads(threads), .attr_size = attr_size, .gen = g};
     uint32_t digits = dest->depth <= REGION_LEVEL ? 0 : dest->depth - REGION_LEVEL;
     b.S = dest->depth - (digits < MAX_REGION_DIGITS ? digits : MAX_REGION_DIGITS);
     set_packing(&b);
