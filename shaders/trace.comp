@@ -303,33 +303,47 @@ void trace_scene(float pad, float t_limit) {
     if (vxr_box_enter(ro, rd, bvh_corner(0u, VXR_BVH_LO), bvh_corner(0u, VXR_BVH_HI), pad,
                       VXR_INF) < VXR_INF)
         stack[sp++] = 0u;
-    while (sp > 0u) {
-        uint nd = stack[--sp];
-        uint first = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO).w,
-             count = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_HI).w;
-        if (count != 0u) {
-            for (uint k = 0u; k < count; k++) trace_instance(FETCH(items, first + k).x);
-            continue;
+    /* While-while (Aila and Laine 2009): an inner loop pops hierarchy
+     * nodes until this ray holds a leaf, then one of the leaf's items is
+     * traced. lavapipe runs every loop body at least once under a lane
+     * mask, so a step that only pops nodes no longer carries an octree
+     * walk; each ray still traces its items in the same order. */
+    uint first = 0u, left = 0u; /* the leaf's items yet to trace */
+    while (sp > 0u || left > 0u) {
+        while (left == 0u && sp > 0u) {
+            uint nd = stack[--sp];
+            uint f = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO).w,
+                 count = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_HI).w;
+            if (count != 0u) {
+                first = f;
+                left = count;
+                break;
+            }
+            precise float ta = vxr_box_enter(ro, rd, bvh_corner(f, VXR_BVH_LO),
+                                             bvh_corner(f, VXR_BVH_HI), pad, best_t);
+            precise float tb = vxr_box_enter(ro, rd, bvh_corner(f + 1u, VXR_BVH_LO),
+                                             bvh_corner(f + 1u, VXR_BVH_HI), pad, best_t);
+            uint ia = f, ib = f + 1u;
+            if (ta < tb) { /* push the farther first so the nearer pops first */
+                precise float x = ta;
+                ta = tb;
+                tb = x;
+                ia = ib;
+                ib = f;
+            }
+            /* the builder proves the bound (VXR_BVH_STACK); never drop a node */
+            if (sp + 2u > VXR_BVH_STACK) {
+                incomplete = true;
+                return;
+            }
+            if (ta < VXR_INF) stack[sp++] = ia;
+            if (tb < VXR_INF) stack[sp++] = ib;
         }
-        precise float ta = vxr_box_enter(ro, rd, bvh_corner(first, VXR_BVH_LO),
-                                         bvh_corner(first, VXR_BVH_HI), pad, best_t);
-        precise float tb = vxr_box_enter(ro, rd, bvh_corner(first + 1u, VXR_BVH_LO),
-                                         bvh_corner(first + 1u, VXR_BVH_HI), pad, best_t);
-        uint ia = first, ib = first + 1u;
-        if (ta < tb) { /* push the farther first so the nearer pops first */
-            precise float x = ta;
-            ta = tb;
-            tb = x;
-            ia = ib;
-            ib = first;
+        if (left > 0u) {
+            trace_instance(FETCH(items, first).x);
+            first++;
+            left--;
         }
-        /* the builder proves the bound (VXR_BVH_STACK); never drop a node */
-        if (sp + 2u > VXR_BVH_STACK) {
-            incomplete = true;
-            break;
-        }
-        if (ta < VXR_INF) stack[sp++] = ia;
-        if (tb < VXR_INF) stack[sp++] = ib;
     }
 }
 
