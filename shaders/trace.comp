@@ -9,12 +9,14 @@
  *
  * Speed on lavapipe (Mesa 22.3), where CI renders: it runs 8 invocations
  * (8 pixels of a row) as one SIMD vector, executes both sides of every
- * branch under a lane mask, loads storage buffers one lane at a time and
- * indexes per-lane arrays one lane at a time. So scene data comes from
- * texel buffers (vector gathers), rarely needed code is compiled out by
- * specialisation constants or moved out of the loop, and the traversal
- * keeps its current frame in registers and recomputes slab parameters
- * (divisions) rather than storing them. */
+ * branch under a lane mask, runs every loop body at least once (masked),
+ * loads storage buffers one lane at a time and indexes per-lane arrays
+ * one lane at a time (BENCHMARKS.md, issue 17: an ablation). So loops
+ * hold no rarely needed inner loop (the hierarchy is while-while), scene
+ * data comes from texel buffers (vector gathers), rarely needed code is
+ * compiled out by specialisation constants or moved out of the loop, and
+ * the traversal keeps its current frame in registers and recomputes slab
+ * parameters (divisions) rather than storing them. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "vxr_trace.h"
