@@ -103,7 +103,7 @@ static void set_culled(vxr_scene *s, uint32_t i, bool culled) {
     uint32_t *f = &s->instances[i].flags;
     if (((*f & VXR_INSTANCE_CULLED) != 0) == culled) return;
     *f ^= VXR_INSTANCE_CULLED;
-    vxr_scene_touch_instance(s, i);
+    vxr_scene_touch_instance(s, i, NULL);
 }
 
 /* Instance i changed (or its model did): its sphere follows, and its

@@ -72,6 +72,12 @@ static inline uint32_t vxr_bitlen64(uint64_t v) {
 vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
                               vxr_octree *dest, uint32_t *depth0, vxr_error *err);
 
+/* vxr_octree_foreach over the voxels in the box lo <= cell < hi only,
+ * visiting no subtree outside it (read-only: safe from several threads). */
+void vxr_octree_foreach_box(const vxr_octree *t, const int64_t lo[3], const int64_t hi[3],
+                            void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
+                            void *user);
+
 /* The live form's bookkeeping (core/live.c): freed with its octree; the
  * attribute high-water mark. */
 struct vxr_live;
@@ -82,8 +88,13 @@ uint32_t vxr_live_attr_top(const struct vxr_live *live);
  * its version arrays; NULL when out of memory. */
 vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances);
 
+/* True when id names a model of s that was not removed. */
+bool vxr_scene_has_model(const vxr_scene *s, uint32_t id);
+/* True when r (row-major) is orthonormal to float precision: R R^T = I. */
+bool vxr_rotation_orthonormal(const float r[9]);
 /* Checks an instance against the model count: model index, finite
- * transform, scale > 0, view distance >= 0 (INFINITY allowed). */
+ * transform with an orthonormal rotation, scale > 0, view distance >= 0
+ * (INFINITY allowed). VXR_ERROR_FORMAT with a reason. */
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err);
 

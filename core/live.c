@@ -501,6 +501,7 @@ vxr_result vxr_octree_set_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z, 
     if ((vxr_abs_svo(x) | vxr_abs_svo(y) | vxr_abs_svo(z)) >= 1u << (VXR_MAX_DEPTH - 1))
         return VXR_ERROR_LIMIT;
     if (t->attr_size == 1 && (attr == 0 || attr > 255)) return VXR_ERROR_ARGUMENT;
+    if (t->attr_size == 4 && !(attr >> 24)) return VXR_ERROR_ARGUMENT; /* would read as empty */
     if (t->node_count == 0) {
         if (paint_only) return VXR_OK;
         if (!new_root(t, c)) goto oom;
@@ -685,24 +686,40 @@ void vxr_octree_refresh_bounds(vxr_octree *t) {
 
 /* ---- whole-tree operations ---- */
 
-typedef struct collect {
-    vxr_voxel *v;
-    size_t n;
-} collect;
+/* The compact form is the bulk build of the tree's voxels, given to it as
+ * a generator that walks the box each region asks for: memory stays
+ * within the build's regions, never a list of every voxel. */
+typedef struct tree_emit {
+    vxr_model_src *dest;
+    vxr_result r;
+} tree_emit;
 
-static void collect_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
-    collect *c = user;
-    c->v[c->n++] = (vxr_voxel){x, y, z, attr};
+static void emit_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    tree_emit *e = user;
+    if (e->r == VXR_OK) e->r = vxr_model_src_push(e->dest, x, y, z, attr);
+}
+
+static vxr_result emit_tree(void *user, const int32_t lo[3], const int32_t hi[3],
+                            vxr_model_src *dest) {
+    const int64_t l[3] = {lo[0], lo[1], lo[2]}, h[3] = {hi[0], hi[1], hi[2]};
+    tree_emit e = {dest, VXR_OK};
+    vxr_octree_foreach_box(user, l, h, emit_voxel, &e);
+    return e.r;
 }
 
 vxr_result vxr_octree_compact_copy(const vxr_octree *t, vxr_octree *dest, vxr_error *err) {
     memset(dest, 0, sizeof *dest);
-    collect c = {malloc(((size_t)t->voxel_count + 1) * sizeof *c.v), 0};
-    if (!c.v) return VXR_ERROR_MEMORY;
-    vxr_octree_foreach(t, collect_voxel, &c);
-    vxr_result r = vxr_octree_build(c.v, c.n, t->attr_size, dest, err);
-    free(c.v);
-    return r;
+    if (t->node_count == 0) return vxr_octree_build(NULL, 0, t->attr_size, dest, err);
+    vxr_model_gen gen = {emit_tree, NULL, (void *)t, {0}, {0}, t->voxel_count};
+    /* the generator's bounds must be tight (a live tree's may be loose) */
+    for (int k = 0; k < 3; k++)
+        for (int upper = 0; upper < 2; upper++) {
+            extreme e = {t, k, upper != 0, upper ? INT64_MIN : INT64_MAX};
+            find_extreme(&e, 0, t->depth, t->origin);
+            (upper ? gen.vmax : gen.vmin)[k] = (int32_t)e.best;
+        }
+    vxr_model_src model = {.gen = &gen};
+    return vxr_model_build(&model, t->attr_size, 0, dest, err);
 }
 
 vxr_result vxr_octree_compact(vxr_octree *t, bool live, vxr_error *err) {

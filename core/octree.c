@@ -94,7 +94,15 @@ typedef struct walk {
     const vxr_octree *t;
     void (*fn)(void *, int32_t, int32_t, int32_t, uint32_t);
     void *user;
+    int64_t lo[3], hi[3]; /* the cells visited: lo <= cell < hi */
 } walk;
+
+static bool walk_meets(const walk *w, int32_t x, int32_t y, int32_t z, int64_t edge) {
+    const int64_t c[3] = {x, y, z};
+    for (int k = 0; k < 3; k++)
+        if (c[k] + edge <= w->lo[k] || c[k] >= w->hi[k]) return false;
+    return true;
+}
 
 static void walk_node(const walk *w, uint32_t index, uint32_t level, int32_t x, int32_t y,
                       int32_t z) {
@@ -107,9 +115,11 @@ static void walk_node(const walk *w, uint32_t index, uint32_t level, int32_t x, 
             uint32_t bit = (uint32_t)__builtin_ctzll(m);
             m &= m - 1;
             uint32_t a = bit >> 3, b = bit & 7;
-            w->fn(w->user, x + (int32_t)((a >> 2) * 2 + (b >> 2)),
-                  y + (int32_t)(((a >> 1) & 1) * 2 + ((b >> 1) & 1)),
-                  z + (int32_t)((a & 1) * 2 + (b & 1)), read_attr(t, attr++));
+            int32_t vx = x + (int32_t)((a >> 2) * 2 + (b >> 2)),
+                    vy = y + (int32_t)(((a >> 1) & 1) * 2 + ((b >> 1) & 1)),
+                    vz = z + (int32_t)((a & 1) * 2 + (b & 1));
+            uint32_t v = read_attr(t, attr++);
+            if (walk_meets(w, vx, vy, vz, 1)) w->fn(w->user, vx, vy, vz, v);
         }
         return;
     }
@@ -117,16 +127,26 @@ static void walk_node(const walk *w, uint32_t index, uint32_t level, int32_t x, 
     uint32_t child = n->b;
     for (uint32_t o = 0; o < 8; o++) {
         if (!(n->a & 1u << o)) continue;
-        walk_node(w, child++, level - 1, x + (int32_t)(o >> 2) * half,
-                  y + (int32_t)((o >> 1) & 1) * half, z + (int32_t)(o & 1) * half);
+        int32_t cx = x + (int32_t)(o >> 2) * half, cy = y + (int32_t)((o >> 1) & 1) * half,
+                cz = z + (int32_t)(o & 1) * half;
+        uint32_t at = child++;
+        if (walk_meets(w, cx, cy, cz, half)) walk_node(w, at, level - 1, cx, cy, cz);
     }
 }
 
 void vxr_octree_foreach(const vxr_octree *t,
                         void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
                         void *user) {
+    const int64_t lo[3] = {INT64_MIN, INT64_MIN, INT64_MIN},
+                  hi[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+    vxr_octree_foreach_box(t, lo, hi, fn, user);
+}
+
+void vxr_octree_foreach_box(const vxr_octree *t, const int64_t lo[3], const int64_t hi[3],
+                            void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
+                            void *user) {
     if (t->node_count == 0) return;
-    walk w = {t, fn, user};
+    walk w = {t, fn, user, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
     walk_node(&w, 0, t->depth, t->origin[0], t->origin[1], t->origin[2]);
 }
 

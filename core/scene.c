@@ -98,6 +98,19 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool vxr_rotation_orthonormal(const float r[9]) {
+    /* R R^T = I to float precision, row by row: a rotation or a reflection
+     * (signed axis permutations among them), whose inverse is R^T. The
+     * tolerance takes matrices written with six decimals. */
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) {
+            double d = 0;
+            for (int k = 0; k < 3; k++) d += (double)r[3 * i + k] * (double)r[3 * j + k];
+            if (!(fabs(d - (i == j)) <= 1e-4)) return false;
+        }
+    return true;
+}
+
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err) {
     if (in->model >= models)
@@ -118,6 +131,11 @@ vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t m
                         "scale not in (0, 2^20], translation beyond 2^31, or not finite) or a bad "
                         "view distance",
                         index);
+    if (!vxr_rotation_orthonormal(t->rotation))
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "instance %u has a rotation that is not orthonormal (a zero, scaled or "
+                        "sheared matrix; picks and the GPU invert it by its transpose)",
+                        index);
     return VXR_OK;
 }
 
@@ -130,7 +148,9 @@ vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances) {
     s->instances = calloc(s->instance_capacity, sizeof *s->instances);
     s->model_version = calloc(s->model_capacity, sizeof *s->model_version);
     s->instance_version = calloc(s->instance_capacity, sizeof *s->instance_version);
-    if (!s->models || !s->instances || !s->model_version || !s->instance_version) {
+    s->model_added = calloc(s->model_capacity, sizeof *s->model_added);
+    if (!s->models || !s->instances || !s->model_version || !s->instance_version ||
+        !s->model_added) {
         vxr_scene_destroy(s);
         return NULL;
     }
@@ -249,6 +269,7 @@ void vxr_scene_destroy(vxr_scene *s) {
     free(s->instances);
     free(s->model_version);
     free(s->instance_version);
+    free(s->model_added);
     free(s->changes);
     free(s);
 }

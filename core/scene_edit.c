@@ -21,7 +21,8 @@ static bool reserve_models(vxr_scene *s, uint32_t need) {
     if (need <= s->model_capacity) return true;
     uint32_t cap = s->model_capacity * 2 > need ? s->model_capacity * 2 : need;
     if (!grow((void **)&s->models, s->model_capacity, cap, sizeof *s->models) ||
-        !grow((void **)&s->model_version, s->model_capacity, cap, sizeof *s->model_version))
+        !grow((void **)&s->model_version, s->model_capacity, cap, sizeof *s->model_version) ||
+        !grow((void **)&s->model_added, s->model_capacity, cap, sizeof *s->model_added))
         return false;
     s->model_capacity = cap;
     return true;
@@ -38,8 +39,26 @@ static bool reserve_instances(vxr_scene *s, uint32_t need) {
     return true;
 }
 
-void vxr_scene_touch_model(vxr_scene *s, uint32_t id) {
+static void stamp_model(vxr_scene *s, uint32_t id) {
     s->model_version[id] = ++s->version;
+}
+
+/* A removed model: empty and not live (what vxr_scene_add_model reuses). */
+static bool model_free(const vxr_scene *s, uint32_t i) {
+    return !s->models[i].live && s->models[i].node_count == 0 && s->models[i].attr_size == 0;
+}
+
+bool vxr_scene_has_model(const vxr_scene *s, uint32_t id) {
+    return id < s->model_count && !model_free(s, id);
+}
+
+vxr_result vxr_scene_touch_model(vxr_scene *s, uint32_t id, vxr_error *err) {
+    if (id >= s->model_count)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "no model %u (the scene has %u)", id,
+                        s->model_count);
+    if (model_free(s, id)) return vxr_fail(err, VXR_ERROR_ARGUMENT, "model %u was removed", id);
+    stamp_model(s, id);
+    return VXR_OK;
 }
 
 /* ---- the instance change list ---- */
@@ -104,8 +123,12 @@ static void touch_instance(vxr_scene *s, uint32_t id) {
     list_change(s, id, old);
 }
 
-void vxr_scene_touch_instance(vxr_scene *s, uint32_t id) {
-    if (id < s->instance_count) touch_instance(s, id);
+vxr_result vxr_scene_touch_instance(vxr_scene *s, uint32_t id, vxr_error *err) {
+    if (id >= s->instance_count)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "no instance %u (the scene has %u)", id,
+                        s->instance_count);
+    touch_instance(s, id);
+    return VXR_OK;
 }
 
 bool vxr_scene_instance_changes(vxr_scene *s, uint64_t since, const vxr_instance_change **dest,
@@ -139,14 +162,9 @@ vxr_result vxr_scene_make_live(vxr_scene *s) {
         if (s->models[i].live) continue;
         vxr_result r = vxr_octree_make_live(&s->models[i]);
         if (r != VXR_OK) return r;
-        vxr_scene_touch_model(s, i);
+        stamp_model(s, i);
     }
     return VXR_OK;
-}
-
-/* A removed model: empty and not live (what vxr_scene_add_model reuses). */
-static bool model_free(const vxr_scene *s, uint32_t i) {
-    return !s->models[i].live && s->models[i].node_count == 0 && s->models[i].attr_size == 0;
 }
 
 vxr_result vxr_scene_add_model(vxr_scene *s, uint32_t *id) {
@@ -159,7 +177,8 @@ vxr_result vxr_scene_add_model(vxr_scene *s, uint32_t *id) {
     if (r != VXR_OK) return r;
     s->models[i] = t;
     if (i == s->model_count) s->model_count++;
-    vxr_scene_touch_model(s, i);
+    stamp_model(s, i);
+    s->model_added[i] = s->version; /* unique: tells this model from the id's earlier ones */
     *id = i;
     return VXR_OK;
 }
@@ -170,7 +189,7 @@ vxr_result vxr_scene_remove_model(vxr_scene *s, uint32_t id) {
         if (s->instances[i].model == id && !(s->instances[i].flags & VXR_INSTANCE_REMOVED))
             vxr_scene_remove_instance(s, i);
     vxr_octree_free(&s->models[id]); /* zeroed: free */
-    vxr_scene_touch_model(s, id);
+    stamp_model(s, id);
     return VXR_OK;
 }
 
@@ -195,10 +214,18 @@ vxr_result vxr_scene_set_instance(vxr_scene *s, uint32_t id, const vxr_instance 
                                   vxr_error *err) {
     if (id >= s->instance_count)
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "no instance %u (of %u)", id, s->instance_count);
+    if (!in) return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u: no record", id);
     vxr_result r = vxr_instance_check(in, id, s->model_count, err);
-    if (r != VXR_OK) return r;
+    if (r != VXR_OK) return VXR_ERROR_ARGUMENT;
     if (model_free(s, in->model))
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "model %u was removed", in->model);
+    /* a record as the scene holds it: the host's HIDDEN and the culler's
+     * CULLED; REMOVED belongs to vxr_scene_remove_instance */
+    const uint32_t known = VXR_INSTANCE_HIDDEN | VXR_INSTANCE_CULLED;
+    if (in->flags & ~known)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "instance %u: flags 0x%x (only VXR_INSTANCE_HIDDEN and _CULLED)", id,
+                        in->flags);
     s->instances[id] = *in;
     s->instances[id].flags &= ~(uint32_t)VXR_INSTANCE_REMOVED;
     touch_instance(s, id);
@@ -230,11 +257,7 @@ vxr_result vxr_scene_set_transform(vxr_scene *s, uint32_t id, const vxr_transfor
     if (!t) return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u: no transform", id);
     vxr_instance in = s->instances[id];
     in.transform = *t;
-    if (vxr_instance_check(&in, id, s->model_count, NULL) != VXR_OK)
-        return vxr_fail(err, VXR_ERROR_ARGUMENT,
-                        "instance %u: transform out of range (scale not in (0, 2^20], rotation "
-                        "entries beyond 1, translation beyond 2^31, or not finite)",
-                        id);
+    if (vxr_instance_check(&in, id, s->model_count, err) != VXR_OK) return VXR_ERROR_ARGUMENT;
     if (!memcmp(&s->instances[id].transform, t, sizeof *t)) return VXR_OK;
     s->instances[id].transform = *t;
     touch_instance(s, id);
@@ -267,21 +290,22 @@ vxr_result vxr_scene_set_view_distance(vxr_scene *s, uint32_t id, float distance
     return VXR_OK;
 }
 
-vxr_result vxr_scene_own_model(vxr_scene *s, uint32_t instance, uint32_t *model) {
-    if (instance >= s->instance_count) return VXR_ERROR_ARGUMENT;
-    uint32_t id;
-    vxr_result r = vxr_scene_add_model(s, &id);
+vxr_result vxr_scene_own_model(vxr_scene *s, uint32_t instance, uint32_t *model, vxr_error *err) {
+    vxr_result r = placed(s, instance, err);
     if (r != VXR_OK) return r;
+    uint32_t id;
+    r = vxr_scene_add_model(s, &id);
+    if (r != VXR_OK) return vxr_fail(err, r, "out of memory");
     vxr_octree copy;
     /* the source's index may have moved with the models array */
     r = vxr_octree_copy(&s->models[s->instances[instance].model], &copy);
     if (r != VXR_OK) {
         vxr_scene_remove_model(s, id);
-        return r;
+        return vxr_fail(err, r, "out of memory");
     }
     vxr_octree_free(&s->models[id]);
     s->models[id] = copy;
-    vxr_scene_touch_model(s, id);
+    stamp_model(s, id);
     s->instances[instance].model = id;
     touch_instance(s, instance);
     if (model) *model = id;
@@ -309,20 +333,33 @@ uint32_t vxr_scene_color_value(const vxr_scene *s, uint32_t rgba) {
 }
 
 vxr_result vxr_edit_pick_cube(const vxr_scene *s, const vxr_pick *p, bool beside, vxr_edit_op op,
-                              uint32_t value, vxr_edit *dest) {
+                              uint32_t value, vxr_edit *dest, vxr_error *err) {
     memset(dest, 0, sizeof *dest);
-    if (!p->hit || p->instance >= s->instance_count || (beside && p->face < 0))
-        return VXR_ERROR_ARGUMENT;
+    if (!p->hit) return vxr_fail(err, VXR_ERROR_ARGUMENT, "the pick has no hit");
+    vxr_result r = placed(s, p->instance, err);
+    if (r != VXR_OK) return r;
+    if (p->face < -1 || p->face > 5)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "pick face %d (expected -1..5)", p->face);
+    if (beside && p->face < 0)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "no cube beside a pick from inside (face -1)");
+    if (p->size == 0 || p->size > VXR_MAX_GRID || (p->size & (p->size - 1)))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "pick size %u (expected a power of two to %u)",
+                        p->size, VXR_MAX_GRID);
     dest->op = op;
     dest->model = s->instances[p->instance].model;
     dest->value = value;
     dest->shape = VXR_SHAPE_BOX;
+    const int64_t reach = (int64_t)1 << (VXR_MAX_DEPTH - 1);
     for (int k = 0; k < 3; k++) {
         /* faces 0, 1 are -x, +x; 2, 3 -y, +y; 4 +z (top), 5 -z */
-        int32_t step = 0;
+        int64_t step = 0;
         if (beside && p->face / 2 == k) step = (k < 2 ? p->face % 2 == 1 : p->face == 4) ? 1 : -1;
-        dest->lo[k] = p->voxel[k] + step * (int32_t)p->size;
-        dest->hi[k] = dest->lo[k] + (int32_t)p->size;
+        int64_t lo = (int64_t)p->voxel[k] + step * (int64_t)p->size, hi = lo + (int64_t)p->size;
+        if (lo < -reach || hi > reach)
+            return vxr_fail(err, VXR_ERROR_LIMIT, "the cube lies beyond the model's reach (2^%u)",
+                            VXR_MAX_DEPTH - 1);
+        dest->lo[k] = (int32_t)lo;
+        dest->hi[k] = (int32_t)hi;
     }
     return VXR_OK;
 }

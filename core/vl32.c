@@ -1,14 +1,11 @@
 /* .vl32 (Eisenwave/voxel-io): headerless records of big-endian int32 x, y, z
  * and a big-endian ARGB colour; alpha 0 means empty. Saving streams (the
- * records are made instance by instance into a small buffer), which is why
- * the whole-or-nothing output files (vxr_output_*) live here too. */
+ * records are made instance by instance into a small buffer) into a
+ * whole-or-nothing output file (vxr_output_*, core/output.c). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "internal.h"
 
 enum { RECORD = 16 };
@@ -89,109 +86,6 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
         return vxr_fail(err, r, "out of memory");
     }
     return VXR_OK;
-}
-
-/* ---- output files, whole or not at all (vxr/formats.h) ---- */
-
-struct vxr_output {
-    FILE *f;
-    char *path, *tmp; /* tmp NULL: written in place (a device or a FIFO) */
-    int finished;     /* 1 finished, -1 failed */
-};
-
-vxr_result vxr_output_open(const char *path, vxr_output **dest, vxr_error *err) {
-    *dest = NULL;
-    struct stat st;
-    int exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode)) return vxr_fail(err, VXR_ERROR_IO, "is a directory");
-    vxr_output *o = calloc(1, sizeof *o);
-    size_t len = strlen(path);
-    char *name = o ? malloc(len + 1) : NULL;
-    if (!name) {
-        free(o);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
-    memcpy(name, path, len + 1);
-    o->path = name;
-    if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        /* /dev/null, /dev/stdout, a pipe: nothing to rename over */
-        o->f = fopen(path, "wb");
-        if (!o->f) {
-            vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot open: %s", strerror(errno));
-            vxr_output_abort(o);
-            return r;
-        }
-        *dest = o;
-        return VXR_OK;
-    }
-    /* beside path, so that the rename stays within one file system */
-    const size_t extra = sizeof ".tmp.." + 40;
-    o->tmp = malloc(len + extra);
-    if (!o->tmp) {
-        vxr_output_abort(o);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
-    int fd = -1;
-    static unsigned counter;
-    errno = 0;
-    for (int tries = 0; fd < 0 && tries < 100; tries++) {
-        snprintf(o->tmp, len + extra, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* less the umask */
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        vxr_output_abort(o);
-        return vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(e));
-    }
-    /* the file it replaces keeps its permissions */
-    if ((exists && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) ||
-        !(o->f = fdopen(fd, "wb"))) {
-        vxr_result r = vxr_fail(err, VXR_ERROR_IO, "cannot create: %s", strerror(errno));
-        if (!o->f) close(fd);
-        vxr_output_abort(o);
-        return r;
-    }
-    *dest = o;
-    return VXR_OK;
-}
-
-FILE *vxr_output_file(vxr_output *o) {
-    return o->f;
-}
-
-vxr_result vxr_output_finish(vxr_output *o, vxr_error *err) {
-    if (o->finished) return o->finished > 0 ? VXR_OK : vxr_fail(err, VXR_ERROR_IO, "cannot write");
-    int failed = fflush(o->f) != 0 || ferror(o->f);
-    int e = failed ? errno : 0;
-    if (!failed && o->tmp && fsync(fileno(o->f)) != 0) failed = 1, e = errno;
-    if (fclose(o->f) != 0 && !failed) failed = 1, e = errno;
-    o->f = NULL;
-    o->finished = failed ? -1 : 1;
-    return failed ? vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(e)) : VXR_OK;
-}
-
-vxr_result vxr_output_commit(vxr_output *o, vxr_error *err) {
-    vxr_result r = vxr_output_finish(o, err);
-    if (r == VXR_OK && o->tmp && rename(o->tmp, o->path) != 0)
-        r = vxr_fail(err, VXR_ERROR_IO, "cannot write: %s", strerror(errno));
-    if (r == VXR_OK) {
-        free(o->tmp);
-        o->tmp = NULL;
-    }
-    vxr_output_abort(o);
-    return r;
-}
-
-void vxr_output_abort(vxr_output *o) {
-    if (!o) return;
-    if (o->f) fclose(o->f);
-    if (o->tmp) remove(o->tmp);
-    free(o->tmp);
-    free(o->path);
-    free(o);
 }
 
 /* ---- saving ---- */

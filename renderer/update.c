@@ -24,6 +24,7 @@ void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]) {
 
 void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t count, void *dest) {
     uint8_t *out = dest;
+    if (!count) return; /* an empty model has no arrays to copy from */
     if (sec == VXR_SEC_NODES) {
         memcpy(out, m->nodes + start, count * sizeof(vxr_node));
     } else if (sec == VXR_SEC_BATTR) {

@@ -95,7 +95,7 @@ static void random_change(run *u) {
     if (kind == 2 && s->instance_count) { /* an instance of its own, then an edit of it */
         uint32_t i = rnd() % s->instance_count;
         if (!(s->instances[i].flags & VXR_INSTANCE_REMOVED))
-            CHECK(vxr_scene_own_model(s, i, NULL) == VXR_OK);
+            CHECK(vxr_scene_own_model(s, i, NULL, NULL) == VXR_OK);
         return;
     }
     if (kind == 3 && s->instance_count) { /* a copy of an instance, moved */

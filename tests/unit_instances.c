@@ -122,8 +122,8 @@ static void test_setters(void) {
     CHECK(vxr_scene_set_flags(s, 7, 0, NULL) == VXR_ERROR_ARGUMENT);
     /* in-place writers stamp */
     s->instances[2].view_distance = 7;
-    vxr_scene_touch_instance(s, 2);
-    vxr_scene_touch_instance(s, last); /* ignored */
+    CHECK(vxr_scene_touch_instance(s, 2, NULL) == VXR_OK);
+    CHECK(vxr_scene_touch_instance(s, last, NULL) == VXR_ERROR_ARGUMENT); /* refused */
     CHECK(listed(s, &since, 2));
     /* a since that was never taken cannot be answered, unless nothing
      * changed after it */

@@ -112,12 +112,15 @@ static bool bench_build_args(int argc, char **argv, const char **path, bool *jso
             rest[n++] = argv[i];
             continue;
         }
-        const char *v = i + 1 < argc ? argv[++i] : "";
-        char *end;
-        unsigned long t = strtoul(v, &end, 10);
-        if (*v < '0' || *v > '9' || *end || t < 1 || t > 64) {
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        uint64_t t;
+        if (!v || cli_parse_uint(v, 1, 64, &t) != CLI_NUMBER_OK) {
             free(rest);
-            cli_usage("bench build: --threads takes a thread count from 1 to 64");
+            if (v)
+                cli_usage("bench build: --threads takes a thread count from 1 to 64, not '%s'",
+                          CLI_SHOWN(v));
+            else
+                cli_usage("bench build: --threads takes a thread count from 1 to 64");
             return false;
         }
         *threads = (uint32_t)t;

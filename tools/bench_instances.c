@@ -149,6 +149,9 @@ static vxr_result full_update(bench *b, double *ms) {
     return r;
 }
 
+#define USAGE "bench instances: SCENE [--moves N] [--runs N] [--json]"
+
+/* The options; false after a usage message. */
 static bool parse(int argc, char **argv, const char **path, bool *json, uint32_t *moves,
                   uint32_t *runs) {
     *path = NULL;
@@ -158,26 +161,24 @@ static bool parse(int argc, char **argv, const char **path, bool *json, uint32_t
         if (!strcmp(o, "--json")) {
             *json = true;
         } else if ((!strcmp(o, "--moves") || !strcmp(o, "--runs")) && i + 1 < argc) {
-            char *end;
-            const char *v = argv[++i];
-            unsigned long x = strtoul(v, &end, 10);
-            if (*v < '0' || *v > '9' || *end || x < 1 || x > 1000000) return false;
+            uint64_t x;
+            if (!cli_uint_option("bench instances", o, argv[++i], 1, 1000000, &x)) return false;
             *(o[2] == 'm' ? moves : runs) = (uint32_t)x;
         } else if (o[0] != '-' && !*path) {
             *path = o;
         } else {
-            return false;
+            return cli_usage(USAGE), false;
         }
     }
-    return *path != NULL;
+    if (!*path) return cli_usage(USAGE), false;
+    return true;
 }
 
 int cmd_bench_instances(int argc, char **argv) {
     const char *path;
     bool json;
     uint32_t moves = 0, runs = 30;
-    if (!parse(argc, argv, &path, &json, &moves, &runs))
-        return cli_usage("bench instances: SCENE [--moves N] [--runs N] [--json]");
+    if (!parse(argc, argv, &path, &json, &moves, &runs)) return EXIT_USAGE;
     bench b = {.state = 0x9e3779b97f4a7c15ull};
     vxr_result r = vxr_scene_load(path, &b.s, &b.err);
     if (r != VXR_OK) return cli_fail(path, r, &b.err);

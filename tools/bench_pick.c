@@ -43,7 +43,7 @@ int cmd_bench_pick(int argc, char **argv) {
         else if (!strcmp(argv[i], "--rays") && i + 1 < argc)
             rays_path = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage("bench pick: unknown or incomplete option '%s'", argv[i]);
+            return cli_usage("bench pick: unknown or incomplete option '%s'", CLI_SHOWN(argv[i]));
         else if (!path)
             path = argv[i];
         else

@@ -55,14 +55,13 @@ int cmd_bench_spheres(int argc, char **argv) {
         if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v >= 1 && v <= 5e7) || v != floor(v))
-                return cli_usage("bench spheres: --n takes a whole number from 1 to 5e7, not '%s'",
-                                 argv[i]);
+            uint64_t v;
+            if (!cli_uint_option("bench spheres", "--n", argv[++i], 1, 50000000, &v))
+                return EXIT_USAGE;
             n = (size_t)v;
         } else {
-            return cli_usage("bench spheres: unknown or incomplete option '%s'", argv[i]);
+            return cli_usage("bench spheres: unknown or incomplete option '%s'",
+                             CLI_SHOWN(argv[i]));
         }
     }
     if (!n) return cli_usage("bench spheres: expected --n N");

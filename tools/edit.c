@@ -1,64 +1,97 @@
 /* vxr edit: a script of voxel edits applied to a scene through the editor
  * (vxr/edit.h), then saved by OUT's extension (DESIGN.md §5).
  *
- * The whole script is read and checked against the scene before anything is
- * applied (tools/edit_script.c), so that a bad line names itself and OUT is
- * never written. */
+ * The script is read a line at a time as it is applied (tools/edit_script.c),
+ * in memory bounded by its longest line; a bad line names itself and stops
+ * the run before OUT is written. The work is bounded too: the cells the
+ * edits visit and the voxels undo and redo replay, at most --max-cells in
+ * all (EDIT_DEFAULT_CELLS by default). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
 #include "edit_script.h"
 
+/* The work one `vxr edit` may do unless --max-cells says more: as much as
+ * the largest step (a 512^3 box), some seconds on one core. */
+#define EDIT_DEFAULT_CELLS VXR_EDIT_MAX_CELLS
+
 /* ---- applying ---- */
 
 /* What the script did. changed counts every voxel change: a step's, and
- * again those an undo or a redo makes. */
+ * again those an undo or a redo makes. unjournaled: steps applied without
+ * undo (larger than the journal). */
 typedef struct tally {
-    uint64_t steps, undone, redone, changed;
-    /* the changes of each step that can be undone, and redone */
-    uint64_t *done, *undo_stack;
-    size_t n_done, n_undone;
+    uint64_t steps, undone, redone, changed, unjournaled, work;
 } tally;
 
-static int apply(const char *path, vxr_editor *e, const edit_script *s, tally *t) {
-    t->done = malloc((s->n ? s->n : 1) * sizeof *t->done);
-    t->undo_stack = malloc((s->n ? s->n : 1) * sizeof *t->undo_stack);
-    if (!t->done || !t->undo_stack) return cli_fail(path, VXR_ERROR_MEMORY, NULL);
-    for (size_t i = 0; i < s->n; i++) {
-        const edit_op *o = &s->ops[i];
+typedef struct progress {
+    const char *path;
+    size_t line;
+    bool shown;
+} progress;
+
+static void show_progress(void *user, uint64_t visited, uint64_t total) {
+    progress *p = user;
+    fprintf(stderr, "\rvxr: %s:%zu: %3.0f%% of %" PRIu64 " cells", p->path, p->line,
+            total ? 100.0 * (double)visited / (double)total : 100.0, total);
+    fflush(stderr);
+    p->shown = true;
+}
+
+static int apply(edit_script *s, vxr_editor *e, uint64_t max_cells, bool json, tally *t) {
+    const char *path = edit_script_path(s);
+    progress pr = {path, 0, false};
+    if (cli_progress(json)) vxr_editor_set_progress(e, show_progress, &pr);
+    edit_op o;
+    int got;
+    while ((got = edit_script_next(s, &o)) > 0) {
         vxr_error err = {{0}};
         vxr_result r;
         bool done = false;
-        if (o->kind == EDIT_OP_EDIT) {
+        uint64_t undo = 0, redo = 0;
+        vxr_editor_next(e, &undo, &redo);
+        uint64_t work = o.kind == EDIT_OP_EDIT ? o.cells : o.kind == EDIT_OP_UNDO ? undo : redo;
+        if (work > max_cells - t->work) {
+            fprintf(stderr,
+                    "vxr: %s:%zu: the script's work would pass %" PRIu64
+                    " cells (--max-cells N allows more)\n",
+                    path, o.line, max_cells);
+            return EXIT_INPUT;
+        }
+        t->work += work;
+        pr.line = o.line;
+        if (o.kind == EDIT_OP_EDIT) {
             vxr_edit_result res;
-            r = vxr_editor_apply(e, &o->edit, &res, &err);
+            r = vxr_editor_apply(e, &o.edit, &res, &err);
             t->steps++;
             t->changed += res.changed;
-            t->done[t->n_done++] = res.changed;
-            t->n_undone = 0;
-        } else if (o->kind == EDIT_OP_UNDO) {
-            r = vxr_editor_undo(e, &done, &err);
-            if (r == VXR_OK && done) {
-                t->undone++;
-                t->changed += t->done[--t->n_done];
-                t->undo_stack[t->n_undone++] = t->done[t->n_done];
+            if (r == VXR_OK && !res.journaled) {
+                t->unjournaled++;
+                if (!json)
+                    fprintf(stderr,
+                            "%svxr: %s:%zu: note: %" PRIu64
+                            " voxels changed, more than the undo journal holds; applied "
+                            "without undo\n",
+                            pr.shown ? "\r\033[K" : "", path, o.line, res.changed);
+                pr.shown = false;
             }
+        } else if (o.kind == EDIT_OP_UNDO) {
+            r = vxr_editor_undo(e, &done, &err);
+            if (r == VXR_OK && done) t->undone++, t->changed += undo;
         } else {
             r = vxr_editor_redo(e, &done, &err);
-            if (r == VXR_OK && done) {
-                t->redone++;
-                t->changed += t->undo_stack[--t->n_undone];
-                t->done[t->n_done++] = t->undo_stack[t->n_undone];
-            }
+            if (r == VXR_OK && done) t->redone++, t->changed += redo;
         }
+        if (pr.shown) fputs("\r\033[K", stderr), pr.shown = false;
         if (r != VXR_OK) {
-            fprintf(stderr, "vxr: %s:%zu: %s\n", path, o->line,
+            fprintf(stderr, "vxr: %s:%zu: %s\n", path, o.line,
                     err.message[0] ? err.message : vxr_result_string(r));
             return EXIT_INPUT;
         }
     }
-    return EXIT_OK;
+    return got < 0 ? s->in.status : EXIT_OK;
 }
 
 static void report(const char *scene_path, const char *out_path, const vxr_scene *scene,
@@ -72,7 +105,8 @@ static void report(const char *scene_path, const char *out_path, const vxr_scene
                (unsigned long long)t->redone, (unsigned long long)t->changed, scene->model_count,
                (unsigned long long)voxels);
         cli_print_json_string(stdout, out_path);
-        printf("\",\"bytes\":%zu,\"seconds\":%.6f}\n", bytes, seconds);
+        printf("\",\"bytes\":%zu,\"seconds\":%.6f,\"unjournaled\":%llu,\"work\":%llu}\n", bytes,
+               seconds, (unsigned long long)t->unjournaled, (unsigned long long)t->work);
         return;
     }
     printf("%s: %llu steps (%llu undone, %llu redone), %llu voxel changes in %.3f ms\n", scene_path,
@@ -85,9 +119,19 @@ static void report(const char *scene_path, const char *out_path, const vxr_scene
 int cmd_edit(int argc, char **argv) {
     const char *path = NULL, *ops_path = NULL, *out_path = NULL;
     bool json = false;
+    uint64_t max_cells = EDIT_DEFAULT_CELLS;
+    size_t journal = 0; /* the editor's default, 64 MiB */
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             json = true;
+        } else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) {
+            if (!cli_uint_option("edit", "--max-cells", argv[++i], 1, UINT64_MAX, &max_cells))
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--journal") && i + 1 < argc) {
+            uint64_t v;
+            if (!cli_uint_option("edit", "--journal", argv[++i], 4096, SIZE_MAX, &v))
+                return EXIT_USAGE;
+            journal = (size_t)v;
         } else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
             ops_path = argv[++i];
         } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -101,7 +145,10 @@ int cmd_edit(int argc, char **argv) {
         }
     }
     if (!path || !ops_path || !out_path)
-        return cli_usage("edit: expected SCENE --ops FILE --out OUT");
+        return cli_usage(
+            "edit: expected SCENE --ops FILE --out OUT [--max-cells N] [--journal BYTES] [--json]");
+    if (!strcmp(path, "-") && !strcmp(ops_path, "-"))
+        return cli_usage("edit: SCENE and --ops cannot both be standard input ('-')");
     const vxr_format *format = vxr_format_for_output(out_path);
     if (!format) {
         char list[128];
@@ -112,20 +159,19 @@ int cmd_edit(int argc, char **argv) {
     vxr_error err = {{0}};
     vxr_result r = vxr_scene_load(path, &scene, &err);
     if (r != VXR_OK) return cli_fail(path, r, &err);
-    edit_script s = {0};
+    edit_script s;
     tally t = {0};
     vxr_editor *editor = NULL;
     size_t size = 0;
     double seconds = 0;
-    int status = edit_script_read(ops_path, scene, &s);
+    r = vxr_editor_create(scene, journal, &editor, &err);
+    int status = r == VXR_OK ? edit_script_open(&s, ops_path, scene) : cli_fail(path, r, &err);
     if (status == EXIT_OK) {
-        r = vxr_editor_create(scene, 0, &editor, &err);
-        if (r != VXR_OK) status = cli_fail(path, r, &err);
-    }
-    if (status == EXIT_OK) {
+        vxr_editor_set_overflow(editor, VXR_JOURNAL_FORGET);
         double t0 = cli_now();
-        status = apply(ops_path, editor, &s, &t);
+        status = apply(&s, editor, max_cells, json, &t);
         seconds = cli_now() - t0;
+        edit_script_close(&s);
     }
     if (status == EXIT_OK) {
         r = cli_save_scene(out_path, format, scene, &size, &err);
@@ -134,9 +180,6 @@ int cmd_edit(int argc, char **argv) {
             status = cli_fail(out_path, r == VXR_ERROR_ARGUMENT ? VXR_ERROR_LIMIT : r, &err);
     }
     if (status == EXIT_OK) report(path, out_path, scene, &t, size, seconds, json);
-    free(t.done);
-    free(t.undo_stack);
-    edit_script_free(&s);
     vxr_editor_destroy(editor);
     vxr_scene_destroy(scene);
     return status;

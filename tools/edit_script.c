@@ -8,10 +8,7 @@
 #include "cli.h"
 #include "edit_script.h"
 
-enum {
-    MAX_FIELDS = 9, /* box: the operation and eight fields */
-    SHOWN = 40      /* bytes of a bad field quoted in a message */
-};
+enum { MAX_FIELDS = 9 /* box: the operation and eight fields */ };
 /* The operations: name, the fields after it, and where VALUE is (0: none). */
 typedef struct op_syntax {
     const char *name, *fields;
@@ -48,19 +45,6 @@ static int bad_line(const parser *p, const char *fmt, ...) {
     return EXIT_INPUT;
 }
 
-/* A field as a message quotes it: printable, at most SHOWN bytes. */
-static const char *shown(const char *field) {
-    static char buf[SHOWN + 4];
-    size_t n = 0;
-    for (; field[n] && n < SHOWN; n++) buf[n] = isprint((unsigned char)field[n]) ? field[n] : '?';
-    if (field[n]) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
-    buf[n] = 0;
-    return buf;
-}
-
 static bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -91,58 +75,34 @@ static int split(char *s, char **fields) {
     }
 }
 
-/* A whole decimal integer within [lo, hi] into *v; false else, *is_int
- * telling a number out of range from something else. */
-static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, bool *is_int) {
-    const char *p = s;
-    bool neg = *p == '-';
-    if (*p == '-' || *p == '+') p++;
-    *is_int = *p != 0;
-    int64_t x = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9') {
-            *is_int = false;
-            return false;
-        }
-        if (x < ((int64_t)1 << 40)) x = x * 10 + (*p - '0');
-    }
-    if (!*is_int) return false;
-    x = neg ? -x : x;
-    if (x < lo || x > hi) return false;
-    *v = x;
-    return true;
-}
-
 static int parse_coord(const parser *p, const char *s, int64_t lo, int64_t hi, int32_t *dest) {
     int64_t v;
-    bool is_int;
-    if (parse_int(s, lo, hi, &v, &is_int)) {
+    cli_number got = cli_parse_int(s, lo, hi, &v);
+    if (got == CLI_NUMBER_OK) {
         *dest = (int32_t)v;
         return EXIT_OK;
     }
-    if (!is_int) return bad_line(p, "coordinate '%s' is not an integer", shown(s));
-    return bad_line(p, "coordinate %s beyond the cells the editor reaches (%lld..%lld)", shown(s),
-                    (long long)lo, (long long)hi);
+    if (got == CLI_NUMBER_SYNTAX)
+        return bad_line(p, "coordinate '%s' is not an integer", CLI_SHOWN(s));
+    return bad_line(p, "coordinate %s beyond the cells the editor reaches (%lld..%lld)",
+                    CLI_SHOWN(s), (long long)lo, (long long)hi);
 }
 
 static int parse_real(const parser *p, const char *s, const char *what, double *dest) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v))
-        return bad_line(p, "%s '%s' is not a finite number", what, shown(s));
-    *dest = v;
+    if (cli_parse_double(s, dest) != CLI_NUMBER_OK)
+        return bad_line(p, "%s '%s' is not a finite number", what, CLI_SHOWN(s));
     return EXIT_OK;
 }
 
 static int parse_model(const parser *p, const char *s, uint32_t *dest) {
-    int64_t v;
-    bool is_int;
+    uint64_t v;
     const vxr_scene *sc = p->scene;
-    if (!parse_int(s, 0, INT64_MAX, &v, &is_int) || v >= sc->model_count ||
-        sc->models[v].attr_size == 0) {
-        if (!is_int) return bad_line(p, "model '%s' is not an index", shown(s));
-        if (!sc->model_count) return bad_line(p, "model %s: the scene has no models", shown(s));
-        return bad_line(p, "model %s is not in the scene (models 0..%u)", shown(s),
+    cli_number got = cli_parse_uint(s, 0, UINT64_MAX, &v);
+    if (got != CLI_NUMBER_OK || v >= sc->model_count || sc->models[v].attr_size == 0) {
+        if (got == CLI_NUMBER_SYNTAX)
+            return bad_line(p, "model '%s' is not an index", CLI_SHOWN(s));
+        if (!sc->model_count) return bad_line(p, "model %s: the scene has no models", CLI_SHOWN(s));
+        return bad_line(p, "model %s is not in the scene (models 0..%u)", CLI_SHOWN(s),
                         sc->model_count - 1);
     }
     *dest = (uint32_t)v;
@@ -169,21 +129,21 @@ static int parse_value(const parser *p, const char *s, bool clear_ok, vxr_edit *
             ok = hex(s[k]) >= 0;
             rgb = rgb << 4 | (uint32_t)(ok ? hex(s[k]) : 0);
         }
-        if (!ok) return bad_line(p, "colour '%s' (expected #RRGGBB)", shown(s));
+        if (!ok) return bad_line(p, "colour '%s' (expected #RRGGBB)", CLI_SHOWN(s));
         ed->value = vxr_scene_color_value(p->scene, vxr_rgba(rgb >> 16, rgb >> 8, rgb, 255));
         return EXIT_OK;
     }
     int64_t v;
-    bool is_int;
     const char *alt = clear_ok ? ", #RRGGBB or clear" : " or #RRGGBB";
-    if (!parse_int(s, 1, 255, &v, &is_int)) {
-        if (!is_int)
-            return bad_line(p, "value '%s' (expected a palette index 1..255%s)", shown(s), alt);
-        return bad_line(p, "palette index %s (expected 1..255%s)", shown(s), alt);
+    cli_number got = cli_parse_int(s, 1, 255, &v);
+    if (got != CLI_NUMBER_OK) {
+        if (got == CLI_NUMBER_SYNTAX)
+            return bad_line(p, "value '%s' (expected a palette index 1..255%s)", CLI_SHOWN(s), alt);
+        return bad_line(p, "palette index %s (expected 1..255%s)", CLI_SHOWN(s), alt);
     }
     if (p->scene->attr_size != 1)
         return bad_line(p, "palette index %s in an RGBA scene, which has no palette (use #RRGGBB)",
-                        shown(s));
+                        CLI_SHOWN(s));
     ed->value = (uint32_t)v;
     return EXIT_OK;
 }
@@ -205,13 +165,6 @@ static int parse_box(const parser *p, char **f, edit_op *o) {
         int status = parse_coord(p, f[k], -EDIT_CELL_LIMIT, EDIT_CELL_LIMIT, dest);
         if (status != EXIT_OK) return status;
     }
-    uint64_t cells = 1;
-    for (int k = 0; k < 3; k++) {
-        uint64_t side = ed->hi[k] > ed->lo[k] ? (uint64_t)((int64_t)ed->hi[k] - ed->lo[k]) : 0;
-        cells = cells * side > EDIT_MAX_STEP_CELLS ? EDIT_MAX_STEP_CELLS + 1 : cells * side;
-    }
-    if (cells > EDIT_MAX_STEP_CELLS)
-        return bad_line(p, "box of more than 2^27 cells (the most one step may name)");
     ed->shape = VXR_SHAPE_BOX;
     return EXIT_OK;
 }
@@ -223,22 +176,7 @@ static int parse_sphere(const parser *p, char **f, edit_op *o) {
         int status = parse_real(p, f[k], what[k], k < 3 ? &ed->centre[k] : &ed->radius);
         if (status != EXIT_OK) return status;
     }
-    if (ed->radius < 0) return bad_line(p, "radius %s is negative", shown(f[3]));
-    /* The cells the editor visits: the same bounding box it takes. */
-    double cells = 1;
-    for (int k = 0; k < 3; k++) {
-        double lo = floor(ed->centre[k] - ed->radius - 0.5),
-               hi = ceil(ed->centre[k] + ed->radius + 0.5);
-        if (lo < (double)-EDIT_CELL_LIMIT || hi > (double)EDIT_CELL_LIMIT)
-            return bad_line(p, "sphere reaches beyond the cells the editor reaches (%lld..%lld)",
-                            (long long)-EDIT_CELL_LIMIT, (long long)EDIT_CELL_LIMIT - 1);
-        cells *= hi - lo;
-    }
-    if (cells > (double)EDIT_MAX_STEP_CELLS)
-        return bad_line(p,
-                        "sphere of radius %s spans more than 2^27 cells (the most one step "
-                        "may name)",
-                        shown(f[3]));
+    if (ed->radius < 0) return bad_line(p, "radius %s is negative", CLI_SHOWN(f[3]));
     ed->shape = VXR_SHAPE_SPHERE;
     return EXIT_OK;
 }
@@ -257,9 +195,9 @@ static int parse_line(const parser *p, char *line, edit_op *o, bool *empty) {
         return bad_line(p,
                         "unknown operation '%s' (expected set, clear, paint, box, sphere, undo "
                         "or redo)",
-                        shown(f[0]));
+                        CLI_SHOWN(f[0]));
     if (n - 1 > syn->count)
-        return bad_line(p, "unexpected '%s' after %s%s%s", shown(f[syn->count + 1]), syn->name,
+        return bad_line(p, "unexpected '%s' after %s%s%s", CLI_SHOWN(f[syn->count + 1]), syn->name,
                         syn->count ? " " : "", syn->fields);
     if (n - 1 < syn->count)
         return bad_line(p, "%s takes %d fields (%s), got %d", syn->name, syn->count, syn->fields,
@@ -279,57 +217,39 @@ static int parse_line(const parser *p, char *line, edit_op *o, bool *empty) {
     if (status == EXIT_OK && syn->value)
         status = parse_value(p, f[syn->value], syn->count > 5, ed); /* box, sphere */
     if (status != EXIT_OK) return status;
-    if (!strcmp(syn->name, "box")) return parse_box(p, f + 2, o);
-    if (!strcmp(syn->name, "sphere")) return parse_sphere(p, f + 2, o);
-    return parse_cell(p, f + 2, o);
+    status = !strcmp(syn->name, "box")      ? parse_box(p, f + 2, o)
+             : !strcmp(syn->name, "sphere") ? parse_sphere(p, f + 2, o)
+                                            : parse_cell(p, f + 2, o);
+    if (status != EXIT_OK) return status;
+    if (ed->shape == VXR_SHAPE_CELLS) ed->cells = (const int32_t(*)[3])o->cell;
+    /* the core's limits, one place for them (the cells a step may name) */
+    vxr_error err = {{0}};
+    if (vxr_edit_check(p->scene, ed, &o->cells, &err) != VXR_OK)
+        return bad_line(p, "%s", err.message);
+    return EXIT_OK;
 }
 
 /* ---- the script ---- */
 
-static bool push(edit_script *s, const edit_op *o) {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        edit_op *ops = realloc(s->ops, cap * sizeof *ops);
-        if (!ops) return false;
-        s->ops = ops;
-        s->cap = cap;
-    }
-    s->ops[s->n++] = *o;
-    return true;
+int edit_script_open(edit_script *s, const char *path, const vxr_scene *scene) {
+    s->scene = scene;
+    return cli_lines_open(&s->in, path);
 }
 
-int edit_script_read(const char *path, const vxr_scene *scene, edit_script *dest) {
-    memset(dest, 0, sizeof *dest);
-    cli_lines in;
-    int status = cli_lines_open(&in, path);
-    if (status != EXIT_OK) return status;
-    parser p = {path, 0, scene};
-    int got;
-    while (status == EXIT_OK && (got = cli_lines_next(&in)) != 0) {
-        if (got < 0) {
-            status = in.status;
-            break;
-        }
-        p.line = in.line_no;
-        edit_op o;
+int edit_script_next(edit_script *s, edit_op *dest) {
+    for (;;) {
+        int got = cli_lines_next(&s->in);
+        if (got <= 0) return got;
+        parser p = {s->in.path, s->in.line_no, s->scene};
         bool empty;
-        status = parse_line(&p, in.line, &o, &empty);
-        if (status == EXIT_OK && !empty && !push(dest, &o))
-            status = cli_fail(path, VXR_ERROR_MEMORY, NULL);
+        if (parse_line(&p, s->in.line, dest, &empty) != EXIT_OK) {
+            s->in.status = EXIT_INPUT;
+            return -1;
+        }
+        if (!empty) return 1;
     }
-    cli_lines_close(&in);
-    if (status != EXIT_OK) {
-        edit_script_free(dest);
-        return status;
-    }
-    /* The ops have stopped moving: cells edits point at their own cell. */
-    for (size_t i = 0; i < dest->n; i++)
-        if (dest->ops[i].kind == EDIT_OP_EDIT && dest->ops[i].edit.shape == VXR_SHAPE_CELLS)
-            dest->ops[i].edit.cells = (const int32_t(*)[3])dest->ops[i].cell;
-    return EXIT_OK;
 }
 
-void edit_script_free(edit_script *s) {
-    free(s->ops);
-    memset(s, 0, sizeof *s);
+void edit_script_close(edit_script *s) {
+    cli_lines_close(&s->in);
 }

@@ -68,9 +68,9 @@ int cmd_pick(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
             if (!cli_parse_grid(argv[++i], &grid))
                 return cli_usage("pick: --grid takes a power of two from 1 to %u, not '%s'",
-                                 VXR_MAX_GRID, argv[i]);
+                                 VXR_MAX_GRID, CLI_SHOWN(argv[i]));
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage("pick: unknown or incomplete option '%s'", argv[i]);
+            return cli_usage("pick: unknown or incomplete option '%s'", CLI_SHOWN(argv[i]));
         } else if (!path) {
             path = argv[i];
         } else {

@@ -35,20 +35,18 @@ int cmd_pickcheck(int argc, char **argv) {
         int took = cli_view_arg(&a, "pickcheck", argc, argv, &i);
         if (took < 0) return EXIT_USAGE;
         if (took) continue;
-        char *end;
         if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
-            eps = strtod(argv[++i], &end);
-            if (*end || !(eps >= 0 && eps < 1))
+            if (cli_parse_double(argv[++i], &eps) != CLI_NUMBER_OK || !(eps >= 0 && eps < 1))
                 return cli_usage("pickcheck: --tolerance takes voxels in [0, 1), not '%s'",
-                                 argv[i]);
+                                 CLI_SHOWN(argv[i]));
         } else if (!strcmp(argv[i], "--view") && i + 1 < argc) {
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v >= CLI_ORBIT_VIEWS)
+            uint64_t v;
+            if (cli_parse_uint(argv[++i], 0, CLI_ORBIT_VIEWS - 1, &v) != CLI_NUMBER_OK)
                 return cli_usage("pickcheck: --view takes an orbit camera 0..%d, not '%s'",
-                                 CLI_ORBIT_VIEWS - 1, argv[i]);
+                                 CLI_ORBIT_VIEWS - 1, CLI_SHOWN(argv[i]));
             view = (int)v;
         } else {
-            return cli_usage("pickcheck: unknown or incomplete option '%s'", argv[i]);
+            return cli_usage("pickcheck: unknown or incomplete option '%s'", CLI_SHOWN(argv[i]));
         }
     }
     if (!cli_view_args_done(&a, "pickcheck")) return EXIT_USAGE;
@@ -122,10 +120,10 @@ int cmd_pickcheck(int argc, char **argv) {
                 printf("pixel %u,%u: %s differ: cpu %s; gpu %s\n", i, j, names, a_s, b_s);
             }
         if (failed > SHOW) printf("... and %zu more mismatching pixels\n", failed - SHOW);
-        printf("%s: %ux%u on %s, grid %u, %zu hits; tolerance %g voxels: %zu forgiven near "
+        printf("%s: %ux%u on %s, grid %u, %zu hits; tolerance %s voxels: %zu forgiven near "
                "cell boundaries\n",
-               a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid, hits, eps,
-               forgiven);
+               a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid, hits,
+               CLI_DOUBLE(eps), forgiven);
         if (failed) {
             r = cli_write_png(mask_path, mask, a.cam.width, a.cam.height, &err);
             if (r != VXR_OK)

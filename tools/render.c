@@ -38,13 +38,16 @@ int cmd_render(int argc, char **argv) {
     if (!a.have_eye && !a.camera)
         return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z or --camera FILE");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
+    /* no two outputs over each other: the last written would win */
+    static const char *const options[OUTPUTS] = {"--out", "--depth", "--hits"};
+    const char *paths[OUTPUTS] = {a.out, a.depth, a.hits};
+    int status = cli_distinct_outputs(OUTPUTS, options, paths);
+    if (status != EXIT_OK) return status;
     /* every output's temporary file first: a path that cannot be written
      * fails before the frame is rendered, and leaves nothing behind */
-    const char *paths[OUTPUTS] = {a.out, a.depth, a.hits};
     vxr_output *outs[OUTPUTS] = {NULL};
     vxr_error err = {{0}};
     vxr_result r = VXR_OK;
-    int status = EXIT_OK;
     for (int k = 0; k < OUTPUTS && status == EXIT_OK; k++)
         if (paths[k] && (r = vxr_output_open(paths[k], &outs[k], &err)) != VXR_OK)
             status = cli_fail(paths[k], r, &err);

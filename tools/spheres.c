@@ -36,7 +36,7 @@ int cmd_spheres_query(int argc, char **argv) {
         else if (!strcmp(argv[i], "--brute"))
             brute = true;
         else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage("spheres query: unknown option '%s'", argv[i]);
+            return cli_usage("spheres query: unknown option '%s'", CLI_SHOWN(argv[i]));
         else if (npaths < 2)
             paths[npaths++] = argv[i];
         else

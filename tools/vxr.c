@@ -18,7 +18,7 @@ static const command commands[] = {
     {"convert", NULL, cmd_convert,
      "IN OUT               write OUT as .vxo (built octrees), .vox or .vl32"},
     {"edit", NULL, cmd_edit,
-     "SCENE --ops FILE --out OUT [--json]\n"
+     "SCENE --ops FILE --out OUT [--max-cells N] [--journal BYTES] [--json]\n"
      "                               apply FILE's voxel edits (set, clear, paint, box,\n"
      "                               sphere, undo, redo; a line each) and save OUT"},
     {"pick", NULL, cmd_pick,
@@ -88,6 +88,8 @@ static void subcommands(const char *name, char *dest, size_t size) {
 }
 
 int main(int argc, char **argv) {
+    /* an interrupted command leaves no temporary output files */
+    vxr_output_cleanup_on_signals();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -109,7 +111,7 @@ int main(int argc, char **argv) {
         if (!c->sub) return c->run(argc - 2, argv + 2);
         if (argc >= 3 && !strcmp(c->sub, argv[2])) return c->run(argc - 3, argv + 3);
     }
-    if (!known) return cli_usage("unknown command '%s'", name);
+    if (!known) return cli_usage("unknown command '%s'", CLI_SHOWN(name));
     char list[128];
     subcommands(name, list, sizeof list);
     if (argc < 3) return cli_usage("%s: expected %s", name, list);

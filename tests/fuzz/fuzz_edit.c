@@ -233,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vxr_edit ed;
     if (pick.hit) {
         if (pick.instance >= scene->instance_count) abort();
-        if (vxr_edit_pick_cube(scene, &pick, size & 1, VXR_EDIT_SET, 9, &ed) == VXR_OK &&
+        if (vxr_edit_pick_cube(scene, &pick, size & 1, VXR_EDIT_SET, 9, &ed, NULL) == VXR_OK &&
             vxr_editor_apply(editor, &ed, NULL, NULL) != VXR_OK)
             abort();
     }

@@ -11,14 +11,14 @@
  *            fails; a success has one record per line that is neither blank
  *            nor a comment (counted here from the bytes), each at its own
  *            1-based line, and every value finite.
- *   3:       edit_script_read (`vxr edit --ops`) against a scene of three
- *            models, model 1 removed (paletted; bit 2: RGBA8). Checked: a
- *            failure leaves the script empty; a success holds sane
- *            operations (a model of the scene, a value it takes, cells,
- *            boxes and spheres within the editor's reach and its 2^27-cell
- *            step limit, lines increasing), and when they touch fewer than
- *            MAX_APPLY cells in all they are applied to a fresh copy of the
- *            scene through a vxr_editor, every step VXR_OK.
+ *   3:       edit_script_open/next (`vxr edit --ops`), read as applied to
+ *            a scene of three models, model 1 removed (paletted; bit 2:
+ *            RGBA8). Checked: every operation read is sane (a model of the
+ *            scene, a value it takes, cells, boxes and spheres within the
+ *            editor's reach and its 2^27-cell step limit, lines increasing),
+ *            a failure is EXIT_INPUT, and while they touch fewer than
+ *            MAX_APPLY cells in all they are applied through a vxr_editor,
+ *            every step VXR_OK.
  *
  * The readers print their refusals ("vxr: FILE:LINE: ...") on stderr:
  * tests/fuzz/run.sh passes -close_fd_mask=2 to silence them (libFuzzer then
@@ -113,7 +113,9 @@ static void fuzz_floats(const uint8_t *text, size_t n, int per_line, bool want_l
     if (memchr(text, 0, n)) abort(); /* a NUL byte is refused */
     /* Each line that is neither blank nor a comment is a record, in order. */
     size_t records = 0, line_no = 0;
-    for (size_t at = 0; at < n;) {
+    /* a byte order mark opening the text is skipped (cli_lines) */
+    size_t first = n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+    for (size_t at = first; at < n;) {
         const uint8_t *nl = memchr(text + at, '\n', n - at);
         size_t end = nl ? (size_t)(nl - text) : n;
         line_no++;
@@ -164,8 +166,12 @@ static double check_edit(const vxr_scene *scene, const edit_op *o) {
             if (ed->lo[k] < -L || ed->lo[k] > L || ed->hi[k] < -L || ed->hi[k] > L) abort();
             cells *= ed->hi[k] > ed->lo[k] ? (double)ed->hi[k] - ed->lo[k] : 0;
         }
-        if (cells > (double)EDIT_MAX_STEP_CELLS) abort();
-        return cells;
+        /* what the core counts: every cell of a set, the cells in the
+         * model's box of a clear or paint */
+        if ((double)o->cells > cells || (ed->op == VXR_EDIT_SET && (double)o->cells != cells))
+            abort();
+        if (o->cells > VXR_EDIT_MAX_CELLS) abort();
+        return (double)o->cells;
     }
     if (ed->shape != VXR_SHAPE_SPHERE || !isfinite(ed->radius) || ed->radius < 0) abort();
     double cells = 1;
@@ -176,48 +182,44 @@ static double check_edit(const vxr_scene *scene, const edit_op *o) {
         if (lo < (double)-L || hi > (double)L) abort();
         cells *= hi - lo;
     }
-    if (cells > (double)EDIT_MAX_STEP_CELLS) abort();
-    return cells;
+    if ((double)o->cells > cells || o->cells > VXR_EDIT_MAX_CELLS) abort();
+    return (double)o->cells;
 }
 
 static void fuzz_script(size_t n, bool rgba) {
     const vxr_scene *scene = scenes[rgba];
+    /* The same scene, fresh, with model 1 removed once it is live: the
+     * script is read against it as it is applied (edits do not change what
+     * the reader checks: models and colours). */
+    vxr_scene *copy = make_scene(rgba ? 4 : 1, false);
+    vxr_editor *editor;
+    if (vxr_editor_create(copy, 0, &editor, NULL) != VXR_OK) abort();
+    if (vxr_scene_remove_model(copy, 1) != VXR_OK) abort();
     edit_script s;
-    memset(&s, 0x5a, sizeof s); /* not read: edit_script_read starts afresh */
-    int status = edit_script_read(memfd_path, scene, &s);
-    if (status != EXIT_OK) {
-        if (status != EXIT_INPUT || s.ops || s.n || s.cap) abort();
-        return;
-    }
-    if (s.n > n / 4 || (s.n && !s.ops)) abort(); /* "undo" is the shortest op */
+    if (edit_script_open(&s, memfd_path, copy) != EXIT_OK) abort();
+    edit_op o;
+    int got;
+    size_t ops = 0, last_line = 0;
     double cells = 0;
-    for (size_t i = 0; i < s.n; i++) {
-        const edit_op *o = &s.ops[i];
-        if (o->line < 1 || (i && o->line <= s.ops[i - 1].line)) abort();
-        if (o->kind == EDIT_OP_EDIT)
-            cells += check_edit(scene, o);
-        else if (o->kind != EDIT_OP_UNDO && o->kind != EDIT_OP_REDO)
+    while ((got = edit_script_next(&s, &o)) > 0) {
+        if (++ops > n / 4) abort(); /* "undo" is the shortest op */
+        if (o.line <= last_line) abort();
+        last_line = o.line;
+        if (o.kind == EDIT_OP_EDIT)
+            cells += check_edit(scene, &o);
+        else if (o.kind != EDIT_OP_UNDO && o.kind != EDIT_OP_REDO)
             abort();
+        if (cells >= MAX_APPLY) continue; /* read on, apply no more */
+        bool done;
+        vxr_result r = o.kind == EDIT_OP_EDIT   ? vxr_editor_apply(editor, &o.edit, NULL, NULL)
+                       : o.kind == EDIT_OP_UNDO ? vxr_editor_undo(editor, &done, NULL)
+                                                : vxr_editor_redo(editor, &done, NULL);
+        if (r != VXR_OK) abort();
     }
-    if (cells < MAX_APPLY) {
-        /* The same scene, fresh, with model 1 removed once it is live. */
-        vxr_scene *copy = make_scene(rgba ? 4 : 1, false);
-        vxr_editor *editor;
-        if (vxr_editor_create(copy, 0, &editor, NULL) != VXR_OK) abort();
-        if (vxr_scene_remove_model(copy, 1) != VXR_OK) abort();
-        for (size_t i = 0; i < s.n; i++) {
-            const edit_op *o = &s.ops[i];
-            bool done;
-            vxr_result r = o->kind == EDIT_OP_EDIT ? vxr_editor_apply(editor, &o->edit, NULL, NULL)
-                           : o->kind == EDIT_OP_UNDO ? vxr_editor_undo(editor, &done, NULL)
-                                                     : vxr_editor_redo(editor, &done, NULL);
-            if (r != VXR_OK) abort();
-        }
-        vxr_editor_destroy(editor);
-        vxr_scene_destroy(copy);
-    }
-    edit_script_free(&s);
-    if (s.ops || s.n || s.cap) abort();
+    if (got < 0 && s.in.status != EXIT_INPUT) abort();
+    edit_script_close(&s);
+    vxr_editor_destroy(editor);
+    vxr_scene_destroy(copy);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,39 +1,34 @@
 /* Argument parsing shared by the commands (tools/cli/cli.h). */
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
+/* ---- arguments ---- */
+
 bool cli_parse_vec3(const char *s, float dest[3]) {
-    char *end;
+    float v[3];
     for (int k = 0; k < 3; k++) {
-        dest[k] = strtof(s, &end);
-        if (end == s || !isfinite(dest[k])) return false;
-        if (k < 2 && *end != ',') return false;
-        s = end + (k < 2);
+        const char *stop = k < 2 ? strchr(s, ',') : s + strlen(s);
+        if (!stop || cli_parse_float_n(s, (size_t)(stop - s), &v[k]) != CLI_NUMBER_OK) return false;
+        s = stop + 1;
     }
-    return *end == 0;
+    memcpy(dest, v, sizeof v);
+    return true;
 }
 
 bool cli_parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b) {
-    char *end;
-    if (*s < '0' || *s > '9') return false;
-    unsigned long x = strtoul(s, &end, 10);
-    if (end == s || !*end || !strchr(seps, *end)) return false;
-    const char *p = end + 1;
-    if (*p < '0' || *p > '9') return false;
-    unsigned long y = strtoul(p, &end, 10);
-    if (end == p || *end || x > CLI_MAX_SIZE || y > CLI_MAX_SIZE) return false;
+    size_t n = strcspn(s, seps);
+    uint64_t x, y;
+    if (!s[n] || cli_parse_uint_n(s, n, 0, CLI_MAX_SIZE, &x) != CLI_NUMBER_OK ||
+        cli_parse_uint(s + n + 1, 0, CLI_MAX_SIZE, &y) != CLI_NUMBER_OK)
+        return false;
     *a = (uint32_t)x;
     *b = (uint32_t)y;
     return true;
 }
 
 bool cli_parse_grid(const char *s, uint32_t *grid) {
-    char *end;
-    if (*s < '0' || *s > '9') return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || v == 0 || v > VXR_MAX_GRID || (v & (v - 1))) return false;
+    uint64_t v;
+    if (cli_parse_uint(s, 1, VXR_MAX_GRID, &v) != CLI_NUMBER_OK || (v & (v - 1))) return false;
     *grid = (uint32_t)v;
     return true;
 }
@@ -45,7 +40,7 @@ bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, b
         if (!strcmp(argv[i], "--json")) {
             *json = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_usage("%s: unknown option '%s'", cmd, argv[i]);
+            cli_usage("%s: unknown option '%s'", cmd, CLI_SHOWN(argv[i]));
             return false;
         } else if (!*path) {
             *path = argv[i];
@@ -96,29 +91,37 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     switch (which) {
     case 0:
         ok = a->have_eye = cli_parse_vec3(v, a->cam.eye);
-        if (!ok) return cli_usage("%s: --eye takes X,Y,Z, not '%s'", cmd, v), -1;
+        if (!ok)
+            return cli_usage("%s: --eye takes X,Y,Z, finite decimal numbers, not '%s'", cmd,
+                             CLI_SHOWN(v)),
+                   -1;
         break;
     case 1:
         ok = a->have_target = cli_parse_vec3(v, a->cam.target);
-        if (!ok) return cli_usage("%s: --target takes X,Y,Z, not '%s'", cmd, v), -1;
+        if (!ok)
+            return cli_usage("%s: --target takes X,Y,Z, finite decimal numbers, not '%s'", cmd,
+                             CLI_SHOWN(v)),
+                   -1;
         break;
     case 2: {
-        char *end;
-        a->cam.fov_deg = strtof(v, &end);
-        if (*end || !(a->cam.fov_deg > 0.0f && a->cam.fov_deg < 180.0f))
-            return cli_usage("%s: --fov takes degrees in (0, 180), not '%s'", cmd, v), -1;
+        float fov;
+        if (cli_parse_float(v, &fov) != CLI_NUMBER_OK || !(fov > 0.0f && fov < 180.0f))
+            return cli_usage("%s: --fov takes degrees in (0, 180), not '%s'", cmd, CLI_SHOWN(v)),
+                   -1;
+        a->cam.fov_deg = fov;
         break;
     }
     case 3:
         if (!cli_parse_pair(v, "xX", &a->cam.width, &a->cam.height) || !a->cam.width ||
             !a->cam.height)
-            return cli_usage("%s: --size takes WxH (1..%u each), not '%s'", cmd, CLI_MAX_SIZE, v),
+            return cli_usage("%s: --size takes WxH (1..%u each), not '%s'", cmd, CLI_MAX_SIZE,
+                             CLI_SHOWN(v)),
                    -1;
         break;
     case 4:
         if (!cli_parse_grid(v, &a->grid))
             return cli_usage("%s: --grid takes a power of two from 1 to %u, not '%s'", cmd,
-                             VXR_MAX_GRID, v),
+                             VXR_MAX_GRID, CLI_SHOWN(v)),
                    -1;
         break;
     case 5:
@@ -154,7 +157,9 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
     for (int i = 0; i < argc; i++) {
         int took = cli_view_arg(a, cmd, argc, argv, &i);
         if (took < 0) return false;
-        if (!took) return cli_usage("%s: unknown or incomplete option '%s'", cmd, argv[i]), false;
+        if (!took)
+            return cli_usage("%s: unknown or incomplete option '%s'", cmd, CLI_SHOWN(argv[i])),
+                   false;
     }
     return cli_view_args_done(a, cmd);
 }

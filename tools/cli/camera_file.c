@@ -1,7 +1,9 @@
 /* --camera FILE (DESIGN.md §5): a JSON object {"view":[16 numbers],
  * "proj":[16 numbers]} (column-major), optionally "reverse_z":true|false
  * and "jitter":[x, y] in pixels. A small reader for exactly that shape:
- * anything else is an error naming the file and what is wrong. */
+ * anything else (a number not of JSON's grammar, such as "+1", ".5" or a
+ * hex float; a key given twice) is an error naming the file and what is
+ * wrong. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -30,16 +32,60 @@ static bool expect(reader *r, char c) {
     return true;
 }
 
+/* The end of a JSON number (RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * starting at p, or NULL. */
+static const char *json_number_end(const char *p) {
+    if (*p == '-') p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (isdigit((unsigned char)*p)) p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        if (!isdigit((unsigned char)*++p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return p;
+}
+
+/* What ends a value inside an array. */
+static bool value_end(char c) {
+    return c == 0 || c == ',' || c == ']' || c == '}' || isspace((unsigned char)c);
+}
+
 /* An array of exactly n finite numbers. */
 static bool numbers(reader *r, const char *key, float *dest, int n) {
     if (!expect(r, '[')) return false;
     for (int k = 0; k < n; k++) {
         if (k && !expect(r, ',')) break;
         skip(r);
+        const char *e = json_number_end(r->p);
+        if (!e || !value_end(*e)) {
+            /* the token as written, up to what would end a value */
+            char token[64];
+            size_t len = 0;
+            while (!value_end(r->p[len]) && len + 1 < sizeof token) len++;
+            memcpy(token, r->p, len);
+            token[len] = 0;
+            if (!len) {
+                snprintf(r->why, sizeof r->why, "\"%s\" needs exactly %d numbers", key, n);
+                return false;
+            }
+            snprintf(r->why, sizeof r->why, "\"%s\" holds '%s', not a JSON number", key,
+                     CLI_SHOWN(token));
+            return false;
+        }
         char *end;
         errno = 0;
         double v = strtod(r->p, &end);
-        if (end == r->p || errno == ERANGE || !isfinite(v) || !isfinite((float)v)) {
+        if (end != e || errno == ERANGE || !isfinite(v) || !isfinite((float)v)) {
             snprintf(r->why, sizeof r->why, "\"%s\" needs %d finite numbers", key, n);
             return false;
         }
@@ -55,7 +101,7 @@ static bool numbers(reader *r, const char *key, float *dest, int n) {
 
 static bool parse(reader *r, float view[16], float proj[16], bool *reverse, float jitter[2],
                   bool *have_jitter) {
-    bool have_view = false, have_proj = false;
+    bool have_view = false, have_proj = false, have_reverse = false;
     if (!expect(r, '{')) return false;
     skip(r);
     if (*r->p == '}') {
@@ -68,6 +114,15 @@ static bool parse(reader *r, float view[16], float proj[16], bool *reverse, floa
             while (*r->p && *r->p != '"' && n + 1 < sizeof key) key[n++] = *r->p++;
             key[n] = 0;
             if (!expect(r, '"') || !expect(r, ':')) return false;
+            bool *seen = !strcmp(key, "view")        ? &have_view
+                         : !strcmp(key, "proj")      ? &have_proj
+                         : !strcmp(key, "jitter")    ? have_jitter
+                         : !strcmp(key, "reverse_z") ? &have_reverse
+                                                     : NULL;
+            if (seen && *seen) {
+                snprintf(r->why, sizeof r->why, "duplicate key \"%s\"", key);
+                return false;
+            }
             bool ok;
             if (!strcmp(key, "view")) {
                 ok = have_view = numbers(r, key, view, 16);
@@ -79,6 +134,7 @@ static bool parse(reader *r, float view[16], float proj[16], bool *reverse, floa
                 skip(r);
                 ok = !strncmp(r->p, "true", 4) || !strncmp(r->p, "false", 5);
                 if (ok) {
+                    have_reverse = true;
                     *reverse = r->p[0] == 't';
                     r->p += *reverse ? 4 : 5;
                 } else {
@@ -86,7 +142,7 @@ static bool parse(reader *r, float view[16], float proj[16], bool *reverse, floa
                 }
             } else {
                 snprintf(r->why, sizeof r->why,
-                         "unknown key \"%s\" (view, proj, reverse_z, jitter)", key);
+                         "unknown key \"%s\" (view, proj, reverse_z, jitter)", CLI_SHOWN(key));
                 return false;
             }
             if (!ok) return false;

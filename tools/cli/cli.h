@@ -8,6 +8,7 @@
 #define VXR_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "vxr/camera.h"
 #include "vxr/cull.h"
@@ -33,12 +34,71 @@ int cli_fail(const char *what, vxr_result r, const vxr_error *err);
 /* Prints "vxr: message" and the usage hint on stderr; returns EXIT_USAGE. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- numbers (tools/cli/text.c) ----
+ *
+ * The one strict reader of the numbers that options, scripts and text
+ * files give: the whole string is the number (no blanks before or after,
+ * nothing after it), integers are decimal, reals are decimal and finite:
+ * for every number a command reads, so that all refuse the same things. */
+
+/* What a reader found; on anything but CLI_NUMBER_OK *dest is untouched. */
+typedef enum cli_number {
+    CLI_NUMBER_OK,     /* a number of the form, within the range: in *dest */
+    CLI_NUMBER_SYNTAX, /* not a number of the form (a sign on a count, hex, "inf", junk) */
+    CLI_NUMBER_RANGE   /* of the form, but outside lo..hi (or beyond double / float) */
+} cli_number;
+
+/* A count: one or more digits 0-9 and nothing else (no '+' or '-', so
+ * "-18446744073709551615" is CLI_NUMBER_SYNTAX, not a wrapped 1), lo <= v
+ * <= hi; a value beyond 2^64 - 1 is CLI_NUMBER_RANGE. */
+cli_number cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *dest);
+/* The same for the n bytes at s (a field of a longer text, no NUL needed). */
+cli_number cli_parse_uint_n(const char *s, size_t n, uint64_t lo, uint64_t hi, uint64_t *dest);
+/* A signed integer: an optional '-' or '+', then digits as above. */
+cli_number cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *dest);
+/* A finite real: [+-]? (D+ [. D*] | . D+) ([eE] [+-]? D+)?, D a digit 0-9
+ * (no hex floats, "inf", "nan"); a value beyond the double range is
+ * CLI_NUMBER_RANGE (one that underflows reads as the nearest double, 0
+ * perhaps). Callers check their own range (open or closed). */
+cli_number cli_parse_double(const char *s, double *dest);
+cli_number cli_parse_double_n(const char *s, size_t n, double *dest);
+/* The same form read as a float (strtof's rounding): CLI_NUMBER_RANGE when
+ * it is not finite as a float. */
+cli_number cli_parse_float(const char *s, float *dest);
+cli_number cli_parse_float_n(const char *s, size_t n, float *dest);
+/* cli_parse_uint for option opt of command cmd with value v; on failure
+ * prints "CMD: OPT takes a whole number from LO to HI, not 'V'" (V shown
+ * by cli_shown) with the usage hint and returns false. */
+bool cli_uint_option(const char *cmd, const char *opt, const char *v, uint64_t lo, uint64_t hi,
+                     uint64_t *dest);
+
+/* ---- messages that echo what the user gave (tools/cli/report.c) ---- */
+
+/* Numbers in messages are trimmed: the shortest "%.Ng" that reads back as
+ * the same value (N 1..17 for a double, 1..9 for a float), "1e+300" rather
+ * than 301 digits; "inf", "-inf", "nan" as such. CLI_DOUBLE(v) and
+ * CLI_FLOAT(v) give it in a buffer that lives to the end of the enclosing
+ * block (a compound literal), for use as a printf argument. */
+#define CLI_NUMBER_CHARS 32
+const char *cli_format_double(double v, char dest[CLI_NUMBER_CHARS]);
+const char *cli_format_float(float v, char dest[CLI_NUMBER_CHARS]);
+#define CLI_DOUBLE(v) cli_format_double((v), (char[CLI_NUMBER_CHARS]){0})
+#define CLI_FLOAT(v)  cli_format_float((v), (char[CLI_NUMBER_CHARS]){0})
+/* A token a message quotes (an unknown word, a bad value): at most
+ * CLI_SHOWN_MAX characters of it, bytes outside printable ASCII written
+ * \xNN, and "..." when more was left out. CLI_SHOWN(s) as CLI_DOUBLE. */
+#define CLI_SHOWN_MAX  32
+#define CLI_SHOWN_SIZE (CLI_SHOWN_MAX + 4)
+const char *cli_shown(const char *s, char dest[CLI_SHOWN_SIZE]);
+#define CLI_SHOWN(s) cli_shown((s), (char[CLI_SHOWN_SIZE]){0})
+
 /* ---- arguments ---- */
 
-/* "X,Y,Z" of finite numbers. */
+/* "X,Y,Z" of three reals of cli_parse_float's form (finite floats), and
+ * nothing else. */
 bool cli_parse_vec3(const char *s, float dest[3]);
-/* Two whole numbers up to CLI_MAX_SIZE separated by one of seps ("xX" for
- * a size WxH, "," for a pixel X,Y). */
+/* Two counts (cli_parse_uint's form) up to CLI_MAX_SIZE separated by one
+ * of seps ("xX" for a size WxH, "," for a pixel X,Y), and nothing else. */
 bool cli_parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b);
 /* A grid N: a power of two from 1 to VXR_MAX_GRID. */
 bool cli_parse_grid(const char *s, uint32_t *grid);
@@ -105,14 +165,26 @@ vxr_result cli_write_png(const char *path, const uint32_t *rgba, uint32_t w, uin
                          vxr_error *err);
 /* The same PNG into an open file (an output of several, vxr_output_file). */
 vxr_result cli_png_to(FILE *f, const uint32_t *rgba, uint32_t w, uint32_t h, vxr_error *err);
+/* Whether paths a and b name one file: the same (st_dev, st_ino) when
+ * either exists (through symbolic and hard links), else the same resolved
+ * directory (realpath) and last component, a dangling symbolic link
+ * standing for what it names: ./a.png, dir/../a.png and a.png are one. */
+bool cli_same_file(const char *a, const char *b);
+/* The n outputs of a command (options[k] names paths[k]; NULL paths are
+ * skipped) must be distinct files (cli_same_file), except character
+ * devices and FIFOs (/dev/null), written in place one after the other.
+ * Else prints "vxr: PATH: OPTION names the same file as OPTION" (one line)
+ * and returns EXIT_USAGE, before anything is written; EXIT_OK otherwise. */
+int cli_distinct_outputs(int n, const char *const options[], const char *const paths[]);
 /* Saves scene to path in format (of vxr_format_for_output), whole or not
  * at all: streamed in bounded memory when the format can (save_file: .vl32),
  * else through its buffer and vxr_write_file. *size (may be NULL) receives the bytes written. */
 vxr_result cli_save_scene(const char *path, const vxr_format *format, const vxr_scene *scene,
                           size_t *size, vxr_error *err);
 /* Reads a text file of per_line (1..CLI_MAX_PER_LINE) finite numbers a line
- * (names them in the error, e.g. "x y z r") through cli_lines below; blank
- * lines and '#' comments are skipped. On success *dest holds count *
+ * (names them in the error, e.g. "x y z r") through cli_lines below:
+ * numbers of cli_parse_float's form separated by blanks (spaces, tabs, a
+ * '\r' at the end); blank lines and '#' comments are skipped. On success *dest holds count *
  * per_line floats and, when lines is not NULL, *lines the 1-based line of
  * each record (both
  * malloc'd). On failure prints "vxr: FILE:LINE: ..." and returns
@@ -125,12 +197,13 @@ int cli_read_floats(const char *path, int per_line, const char *names, float **d
 int cli_read_rays(const char *path, vxr_ray **rays, size_t *count);
 
 /* The one reader of text lines (tools/cli/lines.c): rays, spheres, points
- * (cli_read_floats) and edit scripts. Lines may be of any length; the
- * whole input is limited to CLI_TEXT_MAX bytes (1 GiB of text), so that an
- * endless input (a pipe, /dev/zero) ends in an error. A NUL byte anywhere,
- * a directory, a read error or too much text is an error printed as
- * "vxr: FILE:LINE: ..." (the line where it happened; "vxr: FILE: is a
- * directory"). */
+ * (cli_read_floats), edit scripts and the viewer's scripts. Lines may be
+ * of any length; the whole input is limited to CLI_TEXT_MAX bytes (1 GiB
+ * of text), so that an endless input (a pipe, /dev/zero) ends in an
+ * error. A UTF-8 byte order mark (EF BB BF) opening the input is skipped;
+ * one anywhere else, a NUL byte anywhere, a directory, a read error or too
+ * much text is an error printed as "vxr: FILE:LINE: ..." (the line where
+ * it happened; "vxr: FILE: is a directory"). */
 #define CLI_TEXT_MAX (1ull << 30)
 typedef struct cli_lines {
     const char *path;

@@ -19,7 +19,7 @@ static int lines_fail(cli_lines *r, size_t line, const char *why) {
 int cli_lines_open(cli_lines *r, const char *path) {
     memset(r, 0, sizeof *r);
     r->path = path;
-    r->f = fopen(path, "rb");
+    r->f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* "-": standard input */
     if (!r->f) {
         fprintf(stderr, "vxr: %s: cannot open: %s\n", path, strerror(errno));
         return r->status = EXIT_INPUT;
@@ -94,12 +94,24 @@ int cli_lines_next(cli_lines *r) {
         if (nl) break;
     }
     if (!any) return 0;
+    /* a byte order mark: harmless where it opens the input, an error
+     * anywhere else (a file pasted into another, an editor's mistake) */
+    static const char bom[3] = {'\xEF', '\xBB', '\xBF'};
+    if (r->line_no == 0 && r->len >= 3 && !memcmp(r->line, bom, 3)) {
+        memmove(r->line, r->line + 3, r->len - 3 + 1);
+        r->len -= 3;
+    }
+    for (const char *p = r->line, *end = r->line + r->len;
+         (p = memchr(p, bom[0], (size_t)(end - p))) != NULL; p++)
+        if (end - p >= 3 && !memcmp(p, bom, 3))
+            return lines_fail(r, r->line_no + 1,
+                              "a UTF-8 byte order mark (EF BB BF) inside the text");
     r->line_no++;
     return 1;
 }
 
 void cli_lines_close(cli_lines *r) {
-    if (r->f) fclose(r->f);
+    if (r->f && r->f != stdin) fclose(r->f);
     free(r->buf);
     free(r->line);
     r->f = NULL;

@@ -1,5 +1,7 @@
 /* Failures and output shared by the commands (tools/cli/cli.h). */
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,46 @@ int cli_usage(const char *fmt, ...) {
     va_end(ap);
     fputs("run 'vxr --help' for the commands\n", stderr);
     return EXIT_USAGE;
+}
+
+const char *cli_format_double(double v, char dest[CLI_NUMBER_CHARS]) {
+    if (!isfinite(v)) {
+        snprintf(dest, CLI_NUMBER_CHARS, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return dest;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(dest, CLI_NUMBER_CHARS, "%.*g", digits, v);
+        if (strtod(dest, NULL) == v) break; /* 17 always reads back */
+    }
+    return dest;
+}
+
+const char *cli_format_float(float v, char dest[CLI_NUMBER_CHARS]) {
+    if (!isfinite(v)) return cli_format_double((double)v, dest);
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(dest, CLI_NUMBER_CHARS, "%.*g", digits, (double)v);
+        if (strtof(dest, NULL) == v) break; /* 9 always reads back */
+    }
+    return dest;
+}
+
+const char *cli_shown(const char *s, char dest[CLI_SHOWN_SIZE]) {
+    size_t n = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        bool plain = c >= 0x20 && c < 0x7f;
+        if (n + (plain ? 1 : 4) > CLI_SHOWN_MAX) break;
+        if (plain)
+            dest[n++] = (char)c;
+        else
+            n += (size_t)snprintf(dest + n, CLI_SHOWN_SIZE - n, "\\x%02X", c);
+    }
+    if (*s) {
+        memcpy(dest + n, "...", 3);
+        n += 3;
+    }
+    dest[n] = 0;
+    return dest;
 }
 
 void cli_print_json_string(FILE *out, const char *s) {

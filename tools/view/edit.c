@@ -11,7 +11,6 @@
  * it is made again after edits that may move bounds (not paints) and
  * when culling changes the visible set. Each placed, removed or painted cube is one undoable step;
  * a paint drag makes one step per cube it passes over. */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -111,11 +110,13 @@ static int pick_at(app *a, view_edit_action what, double x, double y, uint32_t g
     vxr_ray ray;
     memset(dest, 0, sizeof *dest);
     if (!window_ray(a, x, y, &ray))
-        return say(a, EDIT_NOTHING, "%s: %.0f,%.0f is outside the image", action_names[what], x, y);
+        return say(a, EDIT_NOTHING, "%s: %s,%s is outside the image", action_names[what],
+                   CLI_DOUBLE(x), CLI_DOUBLE(y));
     vxr_result r = cpu_pick(a, &ray, grid, dest);
     if (r != VXR_OK) return say(a, EDIT_FAILED, "pick: %s", vxr_result_string(r));
     if (!dest->hit)
-        return say(a, EDIT_NOTHING, "%s: nothing at %.0f,%.0f", action_names[what], x, y);
+        return say(a, EDIT_NOTHING, "%s: nothing at %s,%s", action_names[what], CLI_DOUBLE(x),
+                   CLI_DOUBLE(y));
     return EDIT_DONE;
 }
 
@@ -144,9 +145,10 @@ static int edit_cube(app *a, view_edit_action what, double x, double y) {
                      : what == EDIT_REMOVE ? VXR_EDIT_CLEAR
                                            : VXR_EDIT_PAINT;
     vxr_edit e;
-    if (vxr_edit_pick_cube(a->scene, &p, what == EDIT_PLACE, op, colour_value(a), &e) != VXR_OK)
-        return say(a, EDIT_NOTHING, "%s: no face at %.0f,%.0f to place against", action_names[what],
-                   x, y);
+    if (vxr_edit_pick_cube(a->scene, &p, what == EDIT_PLACE, op, colour_value(a), &e, NULL) !=
+        VXR_OK)
+        return say(a, EDIT_NOTHING, "%s: no face at %s,%s to place against", action_names[what],
+                   CLI_DOUBLE(x), CLI_DOUBLE(y));
     vxr_edit_result res = {0};
     vxr_error err = {{0}};
     vxr_result r = vxr_editor_apply(a->editor, &e, &res, &err);
@@ -410,9 +412,7 @@ static int tokens(char *line, char *dest[MAX_TOKENS]) {
 }
 
 static bool finite_number(const char *s, double *dest) {
-    char *end;
-    *dest = strtod(s, &end);
-    return end != s && !*end && isfinite(*dest);
+    return cli_parse_double(s, dest) == CLI_NUMBER_OK;
 }
 
 static bool coordinate(const char *s, double *dest) {
@@ -441,12 +441,11 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
     int n = tokens(line, t);
     if (n == 0 || t[0][0] == '#') return EXIT_OK;
     if (n < 2) return bad_line(s, lineno, "expected FRAME ACTION [X Y]");
-    char *end;
-    errno = 0;
-    long frame = strtol(t[0], &end, 10);
-    if (*end || errno || frame < 0 || frame >= frames)
+    uint64_t at;
+    if (cli_parse_uint(t[0], 0, (uint64_t)frames - 1, &at) != CLI_NUMBER_OK)
         return bad_line(s, lineno, "the frame must be 0..%ld (--frames %ld), not '%s'", frames - 1,
-                        frames, t[0]);
+                        frames, CLI_SHOWN(t[0]));
+    long frame = (long)at;
     if (s->count && frame < s->steps[s->count - 1].frame)
         return bad_line(s, lineno, "frame %ld comes after frame %ld", frame,
                         s->steps[s->count - 1].frame);
@@ -468,7 +467,7 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
         return bad_line(s, lineno,
                         "unknown action '%s' (place, remove, paint, pick-colour, next-colour, "
                         "prev-colour, undo, redo, save, camera or cull)",
-                        t[1]);
+                        CLI_SHOWN(t[1]));
     }
     if (st.kind == STEP_EDIT) {
         if (at_pixel(st.action) && (n != 4 || !coordinate(t[2], &st.x) || !coordinate(t[3], &st.y)))

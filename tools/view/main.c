@@ -490,24 +490,25 @@ static bool parse_view_args(int argc, char **argv, view_args *va) {
         if (took < 0) return false;
         if (took) continue;
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
         if (!strcmp(o, "--edit")) {
             va->edit = true;
             continue;
         }
-        if (!v) return cli_usage("view: unknown or incomplete option '%s'", o), false;
+        if (!v) return cli_usage("view: unknown or incomplete option '%s'", CLI_SHOWN(o)), false;
         i++;
         if (!strcmp(o, "--frames")) {
-            va->frames = strtol(v, &end, 10);
-            if (*end || va->frames < 1 || va->frames > MAX_FRAMES)
-                return cli_usage("view: --frames takes 1..%ld, not '%s'", MAX_FRAMES, v), false;
+            uint64_t frames;
+            if (cli_parse_uint(v, 1, MAX_FRAMES, &frames) != CLI_NUMBER_OK)
+                return cli_usage("view: --frames takes 1..%ld, not '%s'", MAX_FRAMES, CLI_SHOWN(v)),
+                       false;
+            va->frames = (long)frames;
         } else if (!strcmp(o, "--screenshot")) {
             va->screenshot = v;
         } else if (!strcmp(o, "--resize")) {
             if (!cli_parse_pair(v, "xX", &va->resize_w, &va->resize_h) || !va->resize_w ||
                 !va->resize_h)
                 return cli_usage("view: --resize takes WxH (1..%u each), not '%s'", CLI_MAX_SIZE,
-                                 v),
+                                 CLI_SHOWN(v)),
                        false;
         } else if (!strcmp(o, "--drop")) {
             va->drop = v;
@@ -517,15 +518,18 @@ static bool parse_view_args(int argc, char **argv, view_args *va) {
             va->edit_script = v;
         } else if (!strcmp(o, "--cursor")) {
             if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
-                return cli_usage("view: --cursor takes X,Y pixels, not '%s'", v), false;
+                return cli_usage("view: --cursor takes X,Y pixels, not '%s'", CLI_SHOWN(v)), false;
             va->have_cursor = true;
         } else {
-            return cli_usage("view: unknown option '%s'", o), false;
+            return cli_usage("view: unknown option '%s'", CLI_SHOWN(o)), false;
         }
     }
     if (!va->r.scene) va->r.scene = "@demo";
     if (!cli_view_args_done(&va->r, "view")) return false;
     if (va->r.out || va->r.hits) return cli_usage("view: --out and --hits belong to render"), false;
+    static const char *const options[] = {"--screenshot", "--save"};
+    const char *const paths[] = {va->screenshot, va->save};
+    if (cli_distinct_outputs(2, options, paths) != EXIT_OK) return false;
     if ((va->screenshot || va->resize_w || va->drop || va->edit_script || va->r.json) &&
         !va->frames)
         return cli_usage("view: --screenshot, --resize, --drop, --edit-script and --json need "

@@ -81,20 +81,41 @@ VXR_API vxr_result vxr_save_vl32_file(const vxr_scene *scene, const char *path, 
  * temporary file beside path (same directory: the rename is atomic) with
  * the permissions of the file it will replace (else 0666 less the umask);
  * VXR_ERROR_IO when it cannot (no such directory, no permission, path is
- * a directory). Write through vxr_output_file. vxr_output_finish flushes,
- * fsyncs and closes it and reports any write error (a full disk);
- * vxr_output_commit finishes it if need be, renames it over path and frees
- * it, removing it instead on failure. vxr_output_abort (NULL is fine)
- * removes and frees it. A command with several outputs opens and writes
- * them all and finishes them all before it commits any, so a failure
- * leaves none of them behind. A character device or FIFO (/dev/null, a
- * pipe) is written in place: it cannot be renamed over. */
+ * a directory, a file name over NAME_MAX bytes). Write through
+ * vxr_output_file. vxr_output_finish flushes, fsyncs and closes it and
+ * reports any write error (a full disk); vxr_output_commit finishes it if
+ * need be, renames it over path and frees it, removing it instead on
+ * failure. vxr_output_abort (NULL is fine) removes and frees it. A command
+ * with several outputs opens and writes them all and finishes them all
+ * before it commits any, so a failure leaves none of them behind. A
+ * character device or FIFO (/dev/null, a pipe) is written in place: it
+ * cannot be renamed over.
+ *
+ * The temporary is named ".NAME.HASH.tmp.PID.N" in path's directory: NAME
+ * path's file name, cut short so that the whole fits in NAME_MAX (255)
+ * bytes (any name that fits works), HASH 16 hex digits of the whole file
+ * name, PID the writing process. vxr_output_open first removes path's
+ * temporaries (that NAME and HASH) whose process no longer exists, left
+ * by a writer killed outright (SIGKILL); other files, and the temporaries
+ * of live processes, are never touched. */
 typedef struct vxr_output vxr_output;
 VXR_API vxr_result vxr_output_open(const char *path, vxr_output **out, vxr_error *err);
 VXR_API FILE *vxr_output_file(vxr_output *out);
 VXR_API vxr_result vxr_output_finish(vxr_output *out, vxr_error *err);
 VXR_API vxr_result vxr_output_commit(vxr_output *out, vxr_error *err);
 VXR_API void vxr_output_abort(vxr_output *out);
+/* Makes SIGINT, SIGTERM and SIGHUP remove every open output's temporary
+ * file before the process dies of the signal (its default action, raised
+ * again: exit status 128 + the signal's number in a shell). It installs a
+ * handler only for those of the three whose action is the default: a
+ * signal the process ignores (nohup) or handles itself is left alone.
+ * Nothing is installed unless this is called: the `vxr` command calls it
+ * once at start; a host embedding the library calls it if it wants this
+ * (before or after opening outputs), or removes temporaries its own way
+ * (without it a signal leaves them, and the next write to the same path
+ * removes them). At most 64 temporaries open at once are covered. Not
+ * thread-safe against other changes of these signals' actions. */
+VXR_API void vxr_output_cleanup_on_signals(void);
 
 /* MagicaVoxel .vox, version 200: a SIZE/XYZI pair per model, the scene
  * graph (root nTRN -> nGRP -> per instance an nTRN with rotation and

@@ -108,7 +108,12 @@ typedef struct vxr_scene {
      * holds the version of its last change (0: as built). */
     uint64_t version;
     uint64_t *model_version, *instance_version;
-    uint32_t model_capacity, instance_capacity; /* of the four arrays */
+    /* The version at which each model was added (0: built or loaded with
+     * the scene): a model id that vxr_scene_add_model reuses gets a new
+     * one, so a holder of (id, model_added[id]) can tell the model it knew
+     * from a later one (the editor's journal does). */
+    uint64_t *model_added;
+    uint32_t model_capacity, instance_capacity; /* of the five arrays */
     /* The instance change list (vxr/edit.h, vxr_scene_instance_changes):
      * entries in version order, holding every instance change made after
      * version changes_from (older entries are dropped as the list fills);
