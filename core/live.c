@@ -370,22 +370,24 @@ static vxr_result relayout(const vxr_octree *src, vxr_octree *dest) {
 
 static void set_voxel_in(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr);
 
+/* A live form of t into dest (t is left as it is). */
+static vxr_result live_copy(const vxr_octree *t, vxr_octree *dest) {
+    if (t->depth == 0 || t->depth >= MIN_LIVE_DEPTH) return relayout(t, dest);
+    /* a compact root that is one brick: its voxels into a deeper live root */
+    memset(dest, 0, sizeof *dest);
+    dest->attr_size = t->attr_size;
+    if (!(dest->live = new_live())) return VXR_ERROR_MEMORY;
+    dest->live->all_changed = true;
+    vxr_octree_foreach(t, set_voxel_in, dest);
+    if (!dest->live->failed) return VXR_OK;
+    vxr_octree_free(dest);
+    return VXR_ERROR_MEMORY;
+}
+
 vxr_result vxr_octree_make_live(vxr_octree *t) {
     if (t->live && !t->live->failed) return VXR_OK;
     vxr_octree live;
-    vxr_result r;
-    if (t->depth != 0 && t->depth < MIN_LIVE_DEPTH) {
-        /* a root that is one brick: its voxels into a deeper live root */
-        memset(&live, 0, sizeof live);
-        live.attr_size = t->attr_size;
-        if (!(live.live = new_live())) return VXR_ERROR_MEMORY;
-        live.live->all_changed = true;
-        vxr_octree_foreach(t, set_voxel_in, &live);
-        r = live.live->failed ? VXR_ERROR_MEMORY : VXR_OK;
-        if (r != VXR_OK) vxr_octree_free(&live);
-    } else {
-        r = relayout(t, &live);
-    }
+    vxr_result r = live_copy(t, &live);
     if (r != VXR_OK) return r;
     vxr_octree_free(t);
     *t = live;
@@ -733,7 +735,7 @@ vxr_result vxr_octree_compact(vxr_octree *t, bool live, vxr_error *err) {
 }
 
 vxr_result vxr_octree_copy(const vxr_octree *t, vxr_octree *dest) {
-    return relayout(t, dest);
+    return live_copy(t, dest);
 }
 
 void vxr_octree_waste(const vxr_octree *t, uint64_t *free_slots, uint64_t *free_attrs) {

@@ -138,7 +138,7 @@ bool vxr_scene_instance_changes(vxr_scene *s, uint64_t since, const vxr_instance
     known = known && since >= s->changes_from;
     *dest = NULL;
     *count = 0;
-    if (known && since < s->version) {
+    if (known && since < s->version && s->change_count) {
         uint32_t lo = 0, hi = s->change_count;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
@@ -159,7 +159,7 @@ bool vxr_scene_instance_changes(vxr_scene *s, uint64_t since, const vxr_instance
 
 vxr_result vxr_scene_make_live(vxr_scene *s) {
     for (uint32_t i = 0; i < s->model_count; i++) {
-        if (s->models[i].live) continue;
+        if (s->models[i].live || model_free(s, i)) continue; /* a removed model stays free */
         vxr_result r = vxr_octree_make_live(&s->models[i]);
         if (r != VXR_OK) return r;
         stamp_model(s, i);

@@ -252,5 +252,58 @@ static void test_bad_values(void) {
     vxr_scene_destroy(s);
 }
 
+/* Found by fuzz_scene: a removed model stayed removed only until an editor
+ * was made (vxr_scene_make_live made it live again); an own copy of a
+ * compact model whose root is one brick was a live tree with that root,
+ * which the next edit that grew it read out of bounds (ASan); and a take
+ * of an empty change list computed NULL + 0 (UBSan). */
+static void test_fuzz_scene_findings(void) {
+    vxr_scene *s = robot();
+    if (!s) return;
+    uint32_t id, again;
+    CHECK(vxr_scene_add_model(s, &id) == VXR_OK);
+    CHECK(vxr_scene_remove_model(s, id) == VXR_OK);
+    uint64_t since = s->version;
+    const vxr_instance_change *list = NULL;
+    uint32_t count = 99;
+    CHECK(vxr_scene_instance_changes(s, since, &list, &count)); /* a take at the version */
+    CHECK(vxr_scene_touch_model(s, 0, NULL) == VXR_OK);         /* no instance listed */
+    CHECK(vxr_scene_instance_changes(s, since, &list, &count) && count == 0 && !list);
+    vxr_editor *e = NULL;
+    CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
+    vxr_error err = {{0}};
+    vxr_edit ed = box(id, VXR_EDIT_SET, 3, 0, 1);
+    CHECK(vxr_editor_apply(e, &ed, NULL, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_scene_add_model(s, &again) == VXR_OK && again == id);
+    vxr_editor_destroy(e);
+    vxr_scene_destroy(s);
+
+    /* one voxel: a compact root of one brick */
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    uint32_t m;
+    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+    CHECK(vxr_model_src_push(&src.models[0], 1, 0, 0, 9) == VXR_OK);
+    CHECK(vxr_scene_src_add_instance(
+              &src, &(vxr_instance){0, 0, vxr_transform_identity(), INFINITY}) == VXR_OK);
+    s = NULL;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    vxr_scene_src_free(&src);
+    if (!s) return;
+    CHECK(!s->models[0].live && s->models[0].depth < 3);
+    uint32_t copy;
+    CHECK(vxr_scene_own_model(s, 0, &copy, NULL) == VXR_OK);
+    CHECK(vxr_octree_set_voxel(&s->models[copy], 300, -200, 100, 4, false, NULL) == VXR_OK);
+    uint32_t attr = 0;
+    CHECK(vxr_octree_lookup(&s->models[copy], 1, 0, 0, &attr) && attr == 9);
+    CHECK(vxr_octree_lookup(&s->models[copy], 300, -200, 100, &attr) && attr == 4);
+    CHECK(s->models[copy].voxel_count == 2);
+    vxr_octree compact;
+    CHECK(vxr_octree_compact_copy(&s->models[copy], &compact, NULL) == VXR_OK);
+    CHECK(vxr_octree_validate(&compact, NULL) == VXR_OK && compact.voxel_count == 2);
+    vxr_octree_free(&compact);
+    vxr_scene_destroy(s);
+}
+
 VXR_TEST_MAIN(TEST(test_touch_bad_ids), TEST(test_undo_after_remove), TEST(test_step_over_budget),
-              TEST(test_pick_cube_bounds), TEST(test_bad_values))
+              TEST(test_pick_cube_bounds), TEST(test_bad_values), TEST(test_fuzz_scene_findings))
