@@ -11,8 +11,8 @@
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 vxo spec vox_pick edit
-# text, the default being all) pick a subset. FUZZ_RUNS=N runs each target
-# for N executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
+# scene text, the default being all) pick a subset. FUZZ_RUNS=N runs each
+# target for N executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
 # N fuzzing processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps
 # the input size (longer seeds are cut), for long runs at a steadier speed.
 set -u
@@ -20,7 +20,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 vxo spec vox_pick edit text}
+targets=${*:-vox vl32 vxo spec vox_pick edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -33,6 +33,7 @@ max_len_of() {
     case $1 in
     spec) echo 64 ;;
     edit) echo 4096 ;;
+    scene) echo 513 ;; # 64 records of 8 bytes after the setup byte
     text) echo 8192 ;;
     *) echo "${FUZZ_MAX_LEN:-2000000}" ;;
     esac
