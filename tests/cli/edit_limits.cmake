@@ -4,8 +4,8 @@
 # stream:    a script of 6 million `undo` lines (30 MB, from a file and
 #            from standard input with --ops -) is applied in under 64 MiB:
 #            read as applied, not parsed up front.
-# big_step:  one 256^3 box (16.7 million voxel changes, 400 MB of journal at
-#            24 bytes each) with the default 64 MiB journal stays under
+# big_step:  one 256^3 box (16.7 million voxel changes, 470 MB of journal at
+#            28 bytes each) with the default 64 MiB journal stays under
 #            256 MiB, is applied without undo, says so, and undo after it
 #            changes nothing.
 # journal:   --journal 1048576 and a 64^3 box: applied without undo, one note.

@@ -3,7 +3,8 @@
  * dense oracle of the cells.
  *
  * Input: byte 0 picks the journal size (a small one makes the editor forget
- * old steps); then records, each
+ * old steps, and refuses a step larger than itself, or with bit 1 applies
+ * it without undo: VXR_JOURNAL_FORGET); then records, each
  *   b0: action (SET, CLEAR, PAINT, undo, redo, a bad op) and shape (cells,
  *       box, sphere, a bad shape) in its bits
  *   b1: model (0, 1, or now and then 2, which does not exist)
@@ -57,6 +58,14 @@ static void check_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t at
 ORACLE static size_t count_set(const uint8_t *v) {
     size_t n = 0;
     for (size_t i = 0; i < CELLS; i++) n += v[i] != 0;
+    return n;
+}
+
+/* Cells whose presence or value differs between two states. */
+ORACLE static uint64_t changes(const state *a, const state *b) {
+    uint64_t n = 0;
+    for (int m = 0; m < MODELS; m++)
+        for (size_t i = 0; i < CELLS; i++) n += a->v[m][i] != b->v[m][i];
     return n;
 }
 
@@ -140,6 +149,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vxr_editor *editor;
     size_t journal = (data[0] & 1) ? 0 : 512 + (size_t)data[0] * 64;
     if (vxr_editor_create(scene, journal, &editor, NULL) != VXR_OK) abort();
+    bool forget = data[0] & 2; /* a step larger than the journal: applied without undo */
+    if (forget) vxr_editor_set_overflow(editor, VXR_JOURNAL_FORGET);
+    /* The changes one step may journal: the budget less the editor's step
+     * record (40 bytes on 64-bit targets), sizeof(vxr_voxel_change) each. */
+    const uint64_t room = journal ? (journal - 40) / sizeof(vxr_voxel_change) : UINT64_MAX;
     /* states[base..n]: the oldest state the journal reaches back to, up to
      * the newest redo; states[top] is the models now. */
     size_t base = 0, top = 0, n = 0, records = 0;
@@ -196,18 +210,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         vxr_result expect = early || bad_shape                                 ? VXR_ERROR_ARGUMENT
                             : ed.shape == VXR_SHAPE_SPHERE && isnan(ed.radius) ? VXR_ERROR_LIMIT
                                                                                : VXR_OK;
+        /* an edit refused up front (vxr_edit_check) is no step; one that
+         * changes more voxels than the journal holds is refused too
+         * (VXR_JOURNAL_REFUSE), or applied without undo (FORGET) */
+        bool over = false;
+        static state next; /* not states[top + 1]: a refused step keeps the redo list */
+        if (expect == VXR_OK) {
+            next = states[top];
+            oracle_apply(&next, &ed);
+            over = changes(&states[top], &next) > room;
+            if (over && !forget) expect = VXR_ERROR_LIMIT;
+        }
         vxr_edit_result res;
         vxr_error err;
         vxr_result r = vxr_editor_apply(editor, &ed, &res, &err);
         if (r != expect) abort();
         if (r != VXR_OK && !err.message[0]) abort();
-        if (!early) { /* a new step (even a failed one): the redo list goes */
-            states[top + 1] = states[top];
-            if (r == VXR_OK) oracle_apply(&states[top + 1], &ed);
+        if (r == VXR_OK) { /* a new step: the redo list goes */
+            if (res.changed != changes(&states[top], &next)) abort();
+            states[top + 1] = next;
+            if (res.journaled == over) abort();
             n = ++top;
+            if (over) base = top; /* the journal forgot every step */
+        } else if (res.changed != 0) {
+            abort();
         }
         vxr_editor_depth(editor, &undo, &redo, &bytes);
-        if (redo != n - top || undo > top - base || (undo == 0 && !early)) abort();
+        if (redo != n - top || undo > top - base || (undo == 0 && r == VXR_OK && !over)) abort();
         if (journal && bytes > journal && undo > 1) abort();
         base = top - undo; /* steps the journal forgot */
     }

@@ -269,7 +269,7 @@ typedef struct vxr_edit_result {
 } vxr_edit_result;
 
 /* An editor of scene (which it makes live) with a journal of at most
- * journal_bytes (0: 64 MiB), 24 bytes a changed voxel and a few dozen a
+ * journal_bytes (0: 64 MiB), 28 bytes a changed voxel and a few dozen a
  * step; older steps are forgotten when it is full. The journal owns its
  * memory: between calls it holds at most journal_bytes (or one step, when
  * that step alone is larger), and while a step is applied at most twice
