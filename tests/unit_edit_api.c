@@ -14,6 +14,21 @@ static vxr_scene *robot(void) {
     return s;
 }
 
+/* A scene of one model holding one voxel at (x, 0, 0), placed once. */
+static vxr_scene *one_voxel(uint32_t attr_size, int32_t x, uint32_t value) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, attr_size);
+    uint32_t m;
+    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+    CHECK(vxr_model_src_push(&src.models[m], x, 0, 0, value) == VXR_OK);
+    CHECK(vxr_scene_src_add_instance(
+              &src, &(vxr_instance){m, 0, vxr_transform_identity(), INFINITY}) == VXR_OK);
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+    vxr_scene_src_free(&src);
+    return s;
+}
+
 static vxr_edit box(uint32_t model, vxr_edit_op op, uint32_t value, int32_t lo, int32_t hi) {
     return (vxr_edit){.op = op,
                       .model = model,
@@ -226,16 +241,7 @@ static void test_bad_values(void) {
     vxr_scene_destroy(s);
 
     /* RGBA: alpha 0 reads as empty, so no edit may write it */
-    vxr_scene_src src;
-    vxr_scene_src_init(&src, 4);
-    uint32_t model;
-    CHECK(vxr_scene_src_add_model(&src, &model) == VXR_OK);
-    CHECK(vxr_model_src_push(&src.models[0], 0, 0, 0, 0xff102030u) == VXR_OK);
-    CHECK(vxr_scene_src_add_instance(
-              &src, &(vxr_instance){0, 0, vxr_transform_identity(), INFINITY}) == VXR_OK);
-    s = NULL;
-    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
-    vxr_scene_src_free(&src);
+    s = one_voxel(4, 0, 0xff102030u);
     if (!s) return;
     vxr_editor *e = NULL;
     CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
@@ -279,16 +285,7 @@ static void test_fuzz_scene_findings(void) {
     vxr_scene_destroy(s);
 
     /* one voxel: a compact root of one brick */
-    vxr_scene_src src;
-    vxr_scene_src_init(&src, 1);
-    uint32_t m;
-    CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
-    CHECK(vxr_model_src_push(&src.models[0], 1, 0, 0, 9) == VXR_OK);
-    CHECK(vxr_scene_src_add_instance(
-              &src, &(vxr_instance){0, 0, vxr_transform_identity(), INFINITY}) == VXR_OK);
-    s = NULL;
-    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
-    vxr_scene_src_free(&src);
+    s = one_voxel(1, 1, 9);
     if (!s) return;
     CHECK(!s->models[0].live && s->models[0].depth < 3);
     uint32_t copy;

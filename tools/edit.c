@@ -50,8 +50,10 @@ static int apply(edit_script *s, vxr_editor *e, uint64_t max_cells, bool json, t
         vxr_error err = {{0}};
         vxr_result r;
         bool done = false;
-        uint64_t undo = 0, redo = 0;
-        vxr_editor_next(e, &undo, &redo);
+        uint64_t undo = 0, redo = 0; /* what the next undo and redo replay: their work */
+        if (o.kind != EDIT_OP_EDIT)
+            vxr_editor_next(e, o.kind == EDIT_OP_UNDO ? &undo : NULL,
+                            o.kind == EDIT_OP_REDO ? &redo : NULL);
         uint64_t work = o.kind == EDIT_OP_EDIT ? o.cells : o.kind == EDIT_OP_UNDO ? undo : redo;
         if (work > max_cells - t->work) {
             fprintf(stderr,
