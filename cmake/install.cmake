@@ -3,17 +3,17 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(vxr_targets vxr_core vxr_build_settings)
+set(vxr_targets vxr_core)
 if(TARGET vxr_renderer)
     list(APPEND vxr_targets vxr_renderer)
 endif()
 set_target_properties(vxr_core PROPERTIES EXPORT_NAME core)
-set_target_properties(vxr_build_settings PROPERTIES EXPORT_NAME build_settings)
 if(TARGET vxr_renderer)
     set_target_properties(vxr_renderer PROPERTIES EXPORT_NAME renderer)
 endif()
-# vxr_build_settings travels only as a link-only dependency of the static
-# libraries: consumers get none of its warnings.
+# vxr_build_settings (warnings, sanitizers) is the build tree's alone: the
+# libraries link it through $<BUILD_INTERFACE:...>, so the package exports
+# no such target and consumers get none of its flags.
 install(TARGETS ${vxr_targets} EXPORT vxrTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

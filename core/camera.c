@@ -131,9 +131,9 @@ static vxr_result matrix_fail(vxr_error *err, const char *why) {
     return VXR_ERROR_ARGUMENT;
 }
 
-vxr_result vxr_camera_from_matrices(vxr_camera *c, vxr_mat4 view, vxr_mat4 proj, uint32_t width,
-                                    uint32_t height, uint32_t flags, const float jitter[2],
-                                    vxr_error *err) {
+vxr_result vxr_camera_from_matrices(vxr_camera *c, const vxr_mat4 view, const vxr_mat4 proj,
+                                    uint32_t width, uint32_t height, uint32_t flags,
+                                    const float jitter[2], vxr_error *err) {
     memset(c, 0, sizeof *c);
     if (!width || !height) return matrix_fail(err, "the image size is zero");
     dmat4 v, p;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal.h"
 #include "vxr/edit.h"
 #include "vxr/spheres.h"
 
@@ -13,6 +14,7 @@ struct vxr_culler {
     uint32_t *scratch;      /* the next visible list */
     const vxr_scene *scene; /* the one it was made for */
     uint64_t version;       /* of the scene, when the spheres were last made to follow it */
+    uint64_t cursor;        /* its journal (vxr/journal.h), read up to here */
     uint32_t *handle;       /* per instance: its sphere, or NO_SPHERE */
     uint32_t *stamp;        /* per instance: the epoch of the query that found it visible */
     uint32_t epoch;
@@ -74,6 +76,7 @@ vxr_result vxr_culler_create(const vxr_scene *s, vxr_culler **dest) {
     size_t n = s->instance_count ? s->instance_count : 1;
     c->scene = s;
     c->version = s->version;
+    c->cursor = vxr_journal_end(s);
     c->handle_cap = (uint32_t)n;
     c->visible = malloc(n * sizeof *c->visible);
     c->scratch = malloc(n * sizeof *c->scratch);
@@ -103,7 +106,7 @@ static void set_culled(vxr_scene *s, uint32_t i, bool culled) {
     uint32_t *f = &s->instances[i].flags;
     if (((*f & VXR_INSTANCE_CULLED) != 0) == culled) return;
     *f ^= VXR_INSTANCE_CULLED;
-    vxr_scene_touch_instance(s, i, NULL);
+    vxr_scene_touch_flags(s, i);
 }
 
 /* Instance i changed (or its model did): its sphere follows, and its
@@ -125,9 +128,9 @@ static vxr_result follow_change(vxr_culler *c, vxr_scene *s, uint32_t i, bool *r
  * whose version or model's version is newer when models changed too, or
  * when the list cannot tell. */
 static vxr_result sync(vxr_culler *c, vxr_scene *s) {
-    const vxr_instance_change *list;
+    const vxr_change *list;
     uint32_t listed;
-    bool known = vxr_scene_instance_changes(s, c->version, &list, &listed);
+    bool known = vxr_journal_read(s, &c->cursor, &list, &listed, NULL);
     if (s->version == c->version && s->instance_count == c->instances) return VXR_OK;
     uint32_t n = s->instance_count;
     if (n > c->handle_cap) {
@@ -142,14 +145,14 @@ static vxr_result sync(vxr_culler *c, vxr_scene *s) {
         c->handle_cap = cap;
     }
     for (uint32_t i = c->instances; i < n; i++) c->handle[i] = NO_SPHERE;
-    for (uint32_t m = 0; m < s->model_count && known; m++)
-        known = s->model_version[m] <= c->version; /* bounds moved: look at every instance */
+    for (uint32_t j = 0; j < listed && known; j++) /* bounds moved: look at every instance */
+        known = list[j].kind == VXR_CHANGE_INSTANCE;
     bool removed_visible = false;
     vxr_result r = VXR_OK;
     if (known && listed) { /* the flags written below change the list: ids first */
         uint32_t *ids = malloc((size_t)listed * sizeof *ids);
         if (!ids) return VXR_ERROR_MEMORY;
-        for (uint32_t j = 0; j < listed; j++) ids[j] = list[j].instance;
+        for (uint32_t j = 0; j < listed; j++) ids[j] = list[j].id;
         for (uint32_t j = 0; j < listed && r == VXR_OK; j++)
             if (ids[j] < n) r = follow_change(c, s, ids[j], &removed_visible);
         free(ids);
@@ -174,11 +177,9 @@ static vxr_result sync(vxr_culler *c, vxr_scene *s) {
 }
 
 /* The culler has seen the scene as it is now, its own flag changes
- * included: a take of the change list at the scene's version. */
-static void seen(vxr_culler *c, vxr_scene *s) {
-    const vxr_instance_change *list;
-    uint32_t listed;
-    vxr_scene_instance_changes(s, s->version, &list, &listed);
+ * included. */
+static void seen(vxr_culler *c, const vxr_scene *s) {
+    c->cursor = vxr_journal_end(s);
     c->version = s->version;
 }
 

@@ -18,6 +18,8 @@ const char *vxr_result_string(vxr_result r) {
         return "no usable Vulkan device";
     case VXR_ERROR_VULKAN:
         return "Vulkan error";
+    case VXR_ERROR_STALE:
+        return "stale record";
     }
     return "unknown error";
 }

@@ -78,15 +78,21 @@ void vxr_octree_foreach_box(const vxr_octree *t, const int64_t lo[3], const int6
                             void (*fn)(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr),
                             void *user);
 
-/* The live form's bookkeeping (core/live.c): freed with its octree; the
- * attribute high-water mark. */
-struct vxr_live;
-void vxr_live_free(struct vxr_live *live);
-uint32_t vxr_live_attr_top(const struct vxr_live *live);
-
 /* A scene of `models` zeroed models and `instances` zeroed instances, with
  * its version arrays; NULL when out of memory. */
 vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances);
+
+/* core/journal.c: appends an entry to the scene's journal (vxr/journal.h);
+ * out of memory, the journal starts afresh and readers resync. */
+void vxr_journal_note(vxr_scene *s, vxr_change_kind kind, uint32_t id, uint32_t start,
+                      uint32_t count);
+/* Moves model id's octree changes since the last call (all of it when
+ * laid out afresh, not live or removed) into the journal. */
+void vxr_journal_model(vxr_scene *s, uint32_t id);
+
+/* vxr_scene_touch_instance for a change of flags only (the culler's):
+ * the instance did not move. id < instance_count. */
+void vxr_scene_touch_flags(vxr_scene *s, uint32_t id);
 
 /* True when id names a model of s that was not removed. */
 bool vxr_scene_has_model(const vxr_scene *s, uint32_t id);

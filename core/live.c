@@ -8,48 +8,11 @@
  * (the GPU starts there); brick_attr has an entry per slot.
  *
  * Every write is recorded as a span of changed slots (nodes and their
- * brick_attr entries) or attributes, for the renderer to upload. */
+ * brick_attr entries) or attributes, which vxr_scene_touch_model moves
+ * into the scene's journal (core/journal.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "vxr/edit.h"
-
-enum {
-    NODE_CLASSES = 4,   /* blocks of 1, 2, 4, 8 nodes */
-    ATTR_CLASSES = 7,   /* blocks of 1 .. 64 attributes */
-    MIN_LIVE_DEPTH = 3, /* a root with bricks below: growth never splits a brick */
-    FIRST_SLOTS = 64,
-};
-
-typedef struct stack {
-    uint32_t *v;
-    uint32_t n, cap;
-} stack;
-
-struct vxr_live {
-    uint32_t node_cap, attr_cap; /* allocated entries of nodes/brick_attr, attrs */
-    uint32_t attr_top;           /* attributes in use or on free lists */
-    stack free_nodes[NODE_CLASSES], free_attrs[ATTR_CLASSES];
-    uint32_t free_slots, free_attrs_n; /* what the free lists hold */
-    vxr_span *spans[2];                /* changed nodes, changed attributes */
-    uint32_t n_spans[2], cap_spans[2];
-    bool all_changed;  /* since the changes were last taken: everything */
-    bool bounds_loose; /* vmin/vmax may be wider than the voxels */
-    bool failed;       /* an allocation failed: the tree is unusable */
-};
-
-void vxr_live_free(struct vxr_live *l) {
-    if (!l) return;
-    for (int c = 0; c < NODE_CLASSES; c++) free(l->free_nodes[c].v);
-    for (int c = 0; c < ATTR_CLASSES; c++) free(l->free_attrs[c].v);
-    free(l->spans[0]);
-    free(l->spans[1]);
-    free(l);
-}
-
-uint32_t vxr_live_attr_top(const struct vxr_live *l) {
-    return l->attr_top;
-}
+#include "live.h"
 
 static uint32_t class_of(uint32_t n) { /* ceil(log2 n), n >= 1 */
     return n <= 1 ? 0 : vxr_bitlen64(n - 1);
@@ -69,38 +32,12 @@ static bool push(stack *s, uint32_t v) {
 
 /* ---- changes ---- */
 
-static void note(vxr_octree *t, int kind, uint32_t start, uint32_t count) {
-    struct vxr_live *l = t->live;
-    if (l->all_changed || count == 0) return;
-    uint32_t n = l->n_spans[kind];
-    vxr_span *last = n ? &l->spans[kind][n - 1] : NULL;
-    if (last && start >= last->start && start <= last->start + last->count) {
-        uint32_t end =
-            start + count > last->start + last->count ? start + count : last->start + last->count;
-        last->count = end - last->start;
-        return;
-    }
-    if (n == l->cap_spans[kind]) {
-        uint32_t cap = n ? n * 2 : 64;
-        vxr_span *p = realloc(l->spans[kind], cap * sizeof *p);
-        if (!p) { /* cannot list it: say everything changed */
-            l->all_changed = true;
-            return;
-        }
-        l->spans[kind] = p;
-        l->cap_spans[kind] = cap;
-    }
-    l->spans[kind][n] = (vxr_span){start, count};
-    l->n_spans[kind] = n + 1;
-}
-
 static int cmp_span(const void *a, const void *b) {
     const vxr_span *x = a, *y = b;
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Sorts and merges a kind's spans (adjacent ones join). */
-static void merge_spans(struct vxr_live *l, int kind) {
+void vxr_live_merge(struct vxr_live *l, int kind) {
     vxr_span *s = l->spans[kind];
     uint32_t n = l->n_spans[kind], out = 0;
     if (n < 2) return;
@@ -117,27 +54,47 @@ static void merge_spans(struct vxr_live *l, int kind) {
     l->n_spans[kind] = out + 1;
 }
 
-void vxr_octree_get_changes(vxr_octree *t, vxr_octree_changes *dest) {
-    memset(dest, 0, sizeof *dest);
+/* Notes a write of entries [start, start + count) of a kind (0: node slots
+ * and their brick_attr entries, 1: attributes); spans that touch the last
+ * one join it. A list that fills SPAN_LIMIT entries is merged; when merging
+ * leaves more than half, everything is taken as changed instead, so the
+ * list stays small however large the edits between two takes. */
+static void note(vxr_octree *t, int kind, uint32_t start, uint32_t count) {
     struct vxr_live *l = t->live;
-    if (!l) {
-        dest->all = true;
+    if (l->all_changed || count == 0) return;
+    uint32_t n = l->n_spans[kind];
+    vxr_span *last = n ? &l->spans[kind][n - 1] : NULL;
+    if (last && start >= last->start && start <= last->start + last->count) {
+        uint32_t end =
+            start + count > last->start + last->count ? start + count : last->start + last->count;
+        last->count = end - last->start;
         return;
     }
-    merge_spans(l, 0);
-    merge_spans(l, 1);
-    dest->all = l->all_changed;
-    dest->nodes = l->spans[0];
-    dest->node_spans = l->n_spans[0];
-    dest->attrs = l->spans[1];
-    dest->attr_spans = l->n_spans[1];
-}
-
-void vxr_octree_changes_taken(vxr_octree *t) {
-    struct vxr_live *l = t->live;
-    if (!l) return;
-    l->n_spans[0] = l->n_spans[1] = 0;
-    l->all_changed = false;
+    if (n == l->cap_spans[kind] && n >= SPAN_LIMIT) {
+        vxr_live_merge(l, kind);
+        n = l->n_spans[kind];
+        if (n > SPAN_LIMIT / 2) {
+            l->all_changed = true;
+            for (int k = 0; k < 2; k++) {
+                free(l->spans[k]);
+                l->spans[k] = NULL;
+                l->n_spans[k] = l->cap_spans[k] = 0;
+            }
+            return;
+        }
+    }
+    if (n == l->cap_spans[kind]) {
+        uint32_t cap = n ? n * 2 : 64;
+        vxr_span *p = realloc(l->spans[kind], cap * sizeof *p);
+        if (!p) { /* cannot list it: say everything changed */
+            l->all_changed = true;
+            return;
+        }
+        l->spans[kind] = p;
+        l->cap_spans[kind] = cap;
+    }
+    l->spans[kind][n] = (vxr_span){start, count};
+    l->n_spans[kind] = n + 1;
 }
 
 /* ---- allocation ---- */
@@ -308,10 +265,6 @@ static bool remove_entry(vxr_octree *t, int kind, uint32_t *at, uint32_t n, uint
     return true;
 }
 
-static uint64_t brick_bits(const vxr_node *n) {
-    return (uint64_t)n->b << 32 | n->a;
-}
-
 static vxr_node brick_node(uint64_t bits) {
     return (vxr_node){(uint32_t)bits, (uint32_t)(bits >> 32)};
 }
@@ -458,11 +411,6 @@ static uint32_t octant(const int32_t c[3], const int32_t lo[3], uint32_t level) 
     for (int k = 0; k < 3; k++)
         if (c[k] - lo[k] >= (1 << (level - 1))) o |= 1u << (2 - k);
     return o;
-}
-
-static void child_lo(int32_t lo[3], uint32_t o, uint32_t level) {
-    for (int k = 0; k < 3; k++)
-        if (o >> (2 - k) & 1) lo[k] += 1 << (level - 1);
 }
 
 /* The brick bit of cell c in the brick at lo: level-1 octant * 8 + voxel. */
@@ -632,107 +580,7 @@ oom:
     return VXR_ERROR_MEMORY;
 }
 
-/* ---- bounds ---- */
-
-typedef struct extreme {
-    const vxr_octree *t;
-    int k;      /* axis */
-    bool upper; /* max (exclusive) instead of min */
-    int64_t best;
-} extreme;
-
-/* Branch and bound: children visited nearest the side first, cubes that
- * cannot improve on the best skipped. */
-static void find_extreme(extreme *e, uint32_t slot, uint32_t level, const int32_t lo[3]) {
-    const int k = e->k;
-    const int64_t size = (int64_t)1 << level;
-    if (e->upper ? lo[k] + size <= e->best : lo[k] >= e->best) return;
-    const vxr_node *n = &e->t->nodes[slot];
-    if (level == VXR_BRICK_LEVEL) {
-        uint64_t bits = brick_bits(n);
-        while (bits) {
-            uint32_t bit = (uint32_t)__builtin_ctzll(bits), a = bit >> 3, b = bit & 7;
-            bits &= bits - 1;
-            int64_t v = lo[k] + (int64_t)((a >> (2 - k) & 1) * 2 + (b >> (2 - k) & 1));
-            if (e->upper ? v + 1 > e->best : v < e->best) e->best = e->upper ? v + 1 : v;
-        }
-        return;
-    }
-    for (uint32_t side = 0; side < 2; side++) {
-        uint32_t want = e->upper ? 1 - side : side; /* the near half first */
-        for (uint32_t o = 0, i = 0; o < 8; o++) {
-            if (!(n->a & (1u << o))) continue;
-            uint32_t at = n->b + i++;
-            if ((o >> (2 - k) & 1) != want) continue;
-            int32_t clo[3] = {lo[0], lo[1], lo[2]};
-            child_lo(clo, o, level);
-            find_extreme(e, at, level - 1, clo);
-        }
-    }
-}
-
-void vxr_octree_refresh_bounds(vxr_octree *t) {
-    if (!t->live || !t->live->bounds_loose) return;
-    t->live->bounds_loose = false;
-    if (t->node_count == 0) return;
-    for (int k = 0; k < 3; k++)
-        for (int upper = 0; upper < 2; upper++) {
-            extreme e = {t, k, upper != 0, upper ? INT64_MIN : INT64_MAX};
-            find_extreme(&e, 0, t->depth, t->origin);
-            if (upper)
-                t->vmax[k] = (int32_t)e.best;
-            else
-                t->vmin[k] = (int32_t)e.best;
-        }
-}
-
 /* ---- whole-tree operations ---- */
-
-/* The compact form is the bulk build of the tree's voxels, given to it as
- * a generator that walks the box each region asks for: memory stays
- * within the build's regions, never a list of every voxel. */
-typedef struct tree_emit {
-    vxr_model_src *dest;
-    vxr_result r;
-} tree_emit;
-
-static void emit_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
-    tree_emit *e = user;
-    if (e->r == VXR_OK) e->r = vxr_model_src_push(e->dest, x, y, z, attr);
-}
-
-static vxr_result emit_tree(void *user, const int32_t lo[3], const int32_t hi[3],
-                            vxr_model_src *dest) {
-    const int64_t l[3] = {lo[0], lo[1], lo[2]}, h[3] = {hi[0], hi[1], hi[2]};
-    tree_emit e = {dest, VXR_OK};
-    vxr_octree_foreach_box(user, l, h, emit_voxel, &e);
-    return e.r;
-}
-
-vxr_result vxr_octree_compact_copy(const vxr_octree *t, vxr_octree *dest, vxr_error *err) {
-    memset(dest, 0, sizeof *dest);
-    if (t->node_count == 0) return vxr_octree_build(NULL, 0, t->attr_size, dest, err);
-    vxr_model_gen gen = {emit_tree, NULL, (void *)t, {0}, {0}, t->voxel_count};
-    /* the generator's bounds must be tight (a live tree's may be loose) */
-    for (int k = 0; k < 3; k++)
-        for (int upper = 0; upper < 2; upper++) {
-            extreme e = {t, k, upper != 0, upper ? INT64_MIN : INT64_MAX};
-            find_extreme(&e, 0, t->depth, t->origin);
-            (upper ? gen.vmax : gen.vmin)[k] = (int32_t)e.best;
-        }
-    vxr_model_src model = {.gen = &gen};
-    return vxr_model_build(&model, t->attr_size, 0, dest, err);
-}
-
-vxr_result vxr_octree_compact(vxr_octree *t, bool live, vxr_error *err) {
-    vxr_octree c;
-    vxr_result r = vxr_octree_compact_copy(t, &c, err);
-    if (r == VXR_OK && live) r = vxr_octree_make_live(&c);
-    if (r != VXR_OK) return r;
-    vxr_octree_free(t);
-    *t = c;
-    return VXR_OK;
-}
 
 vxr_result vxr_octree_copy(const vxr_octree *t, vxr_octree *dest) {
     return live_copy(t, dest);

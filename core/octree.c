@@ -2,7 +2,7 @@
  * checks, validation of untrusted layouts, point lookup and enumeration. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "live.h"
 
 vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
                               vxr_octree *dest, uint32_t *depth0, vxr_error *err) {

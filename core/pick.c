@@ -325,10 +325,15 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
     expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
 }
 
-vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu_pick *rec,
-                           vxr_pick *dest) {
+vxr_result vxr_pick_expand(const vxr_scene *s, uint64_t seen, const vxr_ray *ray,
+                           const vxr_gpu_pick *rec, vxr_pick *dest, vxr_error *err) {
     memset(dest, 0, sizeof *dest);
-    if (rec->flags & VXR_PICK_INCOMPLETE) return VXR_ERROR_LIMIT;
+    if (seen > s->version)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "pick record of version %llu: the scene is at %llu (another scene?)",
+                        (unsigned long long)seen, (unsigned long long)s->version);
+    if (rec->flags & VXR_PICK_INCOMPLETE)
+        return vxr_fail(err, VXR_ERROR_LIMIT, "the device stopped the trace (incomplete record)");
     if (!(rec->flags & VXR_PICK_HIT)) return VXR_OK;
     const int face = id8(rec->shape, 8), corner = id8(rec->shape, 16), edge = id8(rec->shape, 24);
     int ok = rec->instance < s->instance_count && (rec->shape & 255) <= VXR_MAX_DEPTH &&
@@ -343,7 +348,13 @@ vxr_result vxr_pick_expand(const vxr_scene *s, const vxr_ray *ray, const vxr_gpu
     } else if (ok) {
         ok = corner == -1 && edge == -1;
     }
-    if (!ok) return VXR_ERROR_ARGUMENT;
+    if (!ok) return vxr_fail(err, VXR_ERROR_ARGUMENT, "a pick record that fits no instance");
+    if (s->instance_moved[rec->instance] > seen)
+        return vxr_fail(err, VXR_ERROR_STALE,
+                        "the pick record is stale: instance %u moved at version %llu, after its "
+                        "frame (version %llu)",
+                        rec->instance, (unsigned long long)s->instance_moved[rec->instance],
+                        (unsigned long long)seen);
     vxr_gpu_instance g;
     vxr_instance_gpu(s, rec->instance, &g);
     expand_pick(&g, s->instances[rec->instance].transform.rotation, ray, rec, dest);

@@ -116,3 +116,7 @@ void vxr_parallel_for(size_t count, size_t chunk, uint32_t threads, vxr_range_fn
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.run);
 }
+
+uint32_t vxr_build_threads(uint32_t threads) {
+    return threads ? threads : vxr_cpu_count();
+}

@@ -149,8 +149,9 @@ vxr_scene *vxr_scene_alloc(uint32_t models, uint32_t instances) {
     s->model_version = calloc(s->model_capacity, sizeof *s->model_version);
     s->instance_version = calloc(s->instance_capacity, sizeof *s->instance_version);
     s->model_added = calloc(s->model_capacity, sizeof *s->model_added);
+    s->instance_moved = calloc(s->instance_capacity, sizeof *s->instance_moved);
     if (!s->models || !s->instances || !s->model_version || !s->instance_version ||
-        !s->model_added) {
+        !s->model_added || !s->instance_moved) {
         vxr_scene_destroy(s);
         return NULL;
     }
@@ -184,10 +185,6 @@ static bool build_alone(const vxr_scene_src *src, uint32_t m, uint64_t total, ui
     if (model->gen) return true;
     return threads > 1 && model->count >= (1u << 18) &&
            2 * (uint64_t)threads * model->count > 3 * total;
-}
-
-uint32_t vxr_build_threads(uint32_t threads) {
-    return threads ? threads : vxr_cpu_count();
 }
 
 vxr_result vxr_scene_build(const vxr_scene_src *src, vxr_scene **dest, vxr_error *err) {
@@ -269,8 +266,9 @@ void vxr_scene_destroy(vxr_scene *s) {
     free(s->instances);
     free(s->model_version);
     free(s->instance_version);
+    free(s->instance_moved);
     free(s->model_added);
-    free(s->changes);
+    free(s->journal);
     free(s);
 }
 

@@ -1,7 +1,7 @@
 /* Scenes that change (vxr/edit.h): models and instances added, removed,
  * replaced and moved with stable ids, each change stamped with a new
- * version, and the instance change list that lets consumers find the
- * instances that changed without looking at the others. */
+ * version and written to the scene's journal (core/journal.c), which
+ * consumers follow to find what changed without looking at the rest. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,14 +33,18 @@ static bool reserve_instances(vxr_scene *s, uint32_t need) {
     uint32_t cap = s->instance_capacity * 2 > need ? s->instance_capacity * 2 : need;
     if (!grow((void **)&s->instances, s->instance_capacity, cap, sizeof *s->instances) ||
         !grow((void **)&s->instance_version, s->instance_capacity, cap,
-              sizeof *s->instance_version))
+              sizeof *s->instance_version) ||
+        !grow((void **)&s->instance_moved, s->instance_capacity, cap, sizeof *s->instance_moved))
         return false;
     s->instance_capacity = cap;
     return true;
 }
 
+/* A model changed: a new version, and its octree's changes (or all of it)
+ * into the journal. */
 static void stamp_model(vxr_scene *s, uint32_t id) {
     s->model_version[id] = ++s->version;
+    vxr_journal_model(s, id);
 }
 
 /* A removed model: empty and not live (what vxr_scene_add_model reuses). */
@@ -61,66 +65,9 @@ vxr_result vxr_scene_touch_model(vxr_scene *s, uint32_t id, vxr_error *err) {
     return VXR_OK;
 }
 
-/* ---- the instance change list ---- */
-
-/* Takes remembered; the list's limit (entries). */
-#define TAKES VXR_CHANGE_TAKES
-static uint64_t change_limit(const vxr_scene *s) {
-    return 4096 + 2 * (uint64_t)s->instance_count;
-}
-
-/* Drops the entries at or before version v (they are sorted). */
-static void drop_changes(vxr_scene *s, uint64_t v) {
-    uint32_t lo = 0, hi = s->change_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->changes[mid].version <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo) {
-        memmove(s->changes, s->changes + lo, (size_t)(s->change_count - lo) * sizeof *s->changes);
-        s->change_count -= lo;
-    }
-    if (v > s->changes_from) s->changes_from = v;
-}
-
-/* Lists instance id, whose version was `old` before the change that just
- * made it s->version. An instance changed after the last take is listed
- * already (at its first change since): its entry serves every consumer
- * whose since is a take (see vxr_scene_instance_changes). */
-static void list_change(vxr_scene *s, uint32_t id, uint64_t old) {
-    if (old > s->changes_taken[0]) return;
-    if (s->change_count == s->change_capacity) {
-        uint64_t oldest = s->changes_taken[0];
-        for (int k = 1; k < TAKES; k++)
-            if (s->changes_taken[k] < oldest) oldest = s->changes_taken[k];
-        drop_changes(s, oldest);
-    }
-    if (s->change_count == s->change_capacity) {
-        uint64_t cap = s->change_capacity ? 2 * (uint64_t)s->change_capacity : 256;
-        if (cap > change_limit(s)) cap = change_limit(s);
-        void *p = cap > s->change_capacity ? realloc(s->changes, cap * sizeof *s->changes) : NULL;
-        if (p) {
-            s->changes = p;
-            s->change_capacity = (uint32_t)cap;
-        } else {
-            /* Full (or out of memory): the list starts afresh after this
-             * change, and every consumer looks at everything once. */
-            s->change_count = 0;
-            s->changes_from = s->version;
-            for (int k = 0; k < TAKES; k++) s->changes_taken[k] = s->version;
-            return;
-        }
-    }
-    s->changes[s->change_count++] = (vxr_instance_change){s->version, id, 0};
-}
-
 static void touch_instance(vxr_scene *s, uint32_t id) {
-    uint64_t old = s->instance_version[id];
     s->instance_version[id] = ++s->version;
-    list_change(s, id, old);
+    vxr_journal_note(s, VXR_CHANGE_INSTANCE, id, 0, 0);
 }
 
 vxr_result vxr_scene_touch_instance(vxr_scene *s, uint32_t id, vxr_error *err) {
@@ -128,33 +75,12 @@ vxr_result vxr_scene_touch_instance(vxr_scene *s, uint32_t id, vxr_error *err) {
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "no instance %u (the scene has %u)", id,
                         s->instance_count);
     touch_instance(s, id);
+    s->instance_moved[id] = s->version; /* the host may have moved it */
     return VXR_OK;
 }
 
-bool vxr_scene_instance_changes(vxr_scene *s, uint64_t since, const vxr_instance_change **dest,
-                                uint32_t *count) {
-    bool known = since >= s->version;
-    for (int k = 0; k < TAKES && !known; k++) known = since == s->changes_taken[k];
-    known = known && since >= s->changes_from;
-    *dest = NULL;
-    *count = 0;
-    if (known && since < s->version && s->change_count) {
-        uint32_t lo = 0, hi = s->change_count;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (s->changes[mid].version <= since)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        *dest = s->changes + lo;
-        *count = s->change_count - lo;
-    }
-    if (s->changes_taken[0] != s->version) {
-        memmove(s->changes_taken + 1, s->changes_taken, (TAKES - 1) * sizeof *s->changes_taken);
-        s->changes_taken[0] = s->version;
-    }
-    return known;
+void vxr_scene_touch_flags(vxr_scene *s, uint32_t id) {
+    touch_instance(s, id);
 }
 
 vxr_result vxr_scene_make_live(vxr_scene *s) {
@@ -229,6 +155,7 @@ vxr_result vxr_scene_set_instance(vxr_scene *s, uint32_t id, const vxr_instance 
     s->instances[id] = *in;
     s->instances[id].flags &= ~(uint32_t)VXR_INSTANCE_REMOVED;
     touch_instance(s, id);
+    s->instance_moved[id] = s->version;
     return VXR_OK;
 }
 
@@ -261,6 +188,7 @@ vxr_result vxr_scene_set_transform(vxr_scene *s, uint32_t id, const vxr_transfor
     if (!memcmp(&s->instances[id].transform, t, sizeof *t)) return VXR_OK;
     s->instances[id].transform = *t;
     touch_instance(s, id);
+    s->instance_moved[id] = s->version;
     return VXR_OK;
 }
 

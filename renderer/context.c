@@ -512,17 +512,3 @@ void vxr_context_get_info(const vxr_context *c, vxr_context_info *d) {
 uint32_t vxr_context_validation_messages(const vxr_context *c) {
     return __atomic_load_n(&c->messages, __ATOMIC_RELAXED);
 }
-
-void vxr_name(vxr_context *c, VkObjectType type, uint64_t handle, const char *fmt, ...) {
-    if (!c->names || !handle) return;
-    char name[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
-                                        .objectType = type,
-                                        .objectHandle = handle,
-                                        .pObjectName = name};
-    c->vk.vkSetDebugUtilsObjectNameEXT(c->device, &ni);
-}

@@ -1,5 +1,6 @@
 /* Failure reasons: VkResult names and the one-line messages every renderer
- * function writes to its vxr_error (and to the context's log). */
+ * function writes to its vxr_error (and to the context's log); the names
+ * that debuggers and validation messages show for Vulkan objects. */
 #include <ctype.h>
 #include "internal.h"
 
@@ -59,4 +60,18 @@ vxr_result vxr_vk_check(vxr_context *c, vxr_error *err, VkResult r, const char *
                          : VXR_ERROR_VULKAN;
     return vxr_ctx_fail(c, err, res, "%.*s failed: %s", len - start, call + start,
                         vxr_vk_result_string(r));
+}
+
+void vxr_name(vxr_context *c, VkObjectType type, uint64_t handle, const char *fmt, ...) {
+    if (!c->names || !handle) return;
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                        .objectType = type,
+                                        .objectHandle = handle,
+                                        .pObjectName = name};
+    c->vk.vkSetDebugUtilsObjectNameEXT(c->device, &ni);
 }

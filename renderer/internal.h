@@ -230,7 +230,8 @@ struct vxr_renderer {
     vxr_gpu_instance *inst_rec;           /* the instance table as uploaded, instance_cap */
     uint32_t model_count, instance_count; /* in the tables */
     uint32_t model_cap, instance_cap;     /* records the table buffers hold */
-    uint64_t scene_version;               /* of the last update */
+    uint64_t cursor;                      /* the scene's journal (vxr/journal.h), read up to here */
+    uint64_t version;    /* the scene version the buffers hold (vxr_renderer_version) */
     struct vxr_bvh *bvh; /* the hierarchy as uploaded, which updates refit; NULL: none kept */
     vxr_ring ring;
     uint64_t serial;    /* of the last update that recorded work */
@@ -332,12 +333,26 @@ vxr_result vxr_set_create(vxr_context *c, uint32_t set, const VkDescriptorPoolSi
                           uint32_t n, VkDescriptorPool *pool, VkDescriptorSet *dest,
                           vxr_error *err);
 
-/* renderer/upload.c: the texel format of a binding of set 0; a new
+/* renderer/pipeline.c: the texel format of a binding of set 0; a new
  * descriptor set over r->buf (views made for the buffers that have none). */
 VkFormat vxr_binding_format(uint32_t b);
 vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err);
-/* renderer/update.c: places a model's ranges (with headroom when live);
- * false when a section has no free range that large. */
+/* renderer/sections.c: elements per chunk, the largest power of two of
+ * elem-byte elements in one binding of `limit` bytes and at most
+ * max_texels texels; the chunks count elements take (at least 1). */
+uint32_t vxr_chunk_shift(uint64_t limit, uint32_t elem, uint64_t max_texels);
+uint32_t vxr_chunk_count(uint64_t count, uint32_t shift);
+/* First fit of count elements in a section; false when no free range
+ * holds them. */
+bool vxr_range_alloc(vxr_section *sec, uint64_t count, uint64_t *start);
+/* Returns a range to the free list, joined with its neighbours (out of
+ * memory for the list: it stays unused until the next layout). */
+void vxr_range_free(vxr_section *sec, uint64_t start, uint64_t count);
+/* The range a model gets for `need` elements: half again when it is live
+ * (edits grow it). */
+uint64_t vxr_range_size(const vxr_octree *m, uint64_t need);
+/* Places a model's ranges (with headroom when live); false when a section
+ * has no free range that large. */
 bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);
 /* The elements a model needs in each section. */
 void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
@@ -347,7 +362,7 @@ void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t co
 /* The model table record of model i as placed (zero for a removed one). */
 void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,
                                vxr_gpu_model *dest);
-/* renderer/upload.c: the most elements section k may hold (its bindings,
+/* renderer/sections.c: the most elements section k may hold (its bindings,
  * and 32-bit bases: attribute bases count bytes); the chunks (bindings)
  * its capacity takes, at least 1. */
 uint64_t vxr_section_limit(const vxr_section *sec, int k);
@@ -356,10 +371,10 @@ uint32_t vxr_section_chunks(const vxr_section *sec);
  * count and the grid pads. */
 struct vxr_bvh;
 void vxr_renderer_take_hierarchy(vxr_renderer *r, const struct vxr_bvh *bvh);
-/* renderer/update.c: keeps bvh (uploaded whole by the caller) as the
+/* renderer/staging.c: keeps bvh (uploaded whole by the caller) as the
  * hierarchy that updates refit; takes its arrays (bvh is zeroed). */
 void vxr_renderer_keep_hierarchy(vxr_renderer *r, struct vxr_bvh *bvh);
-/* renderer/upload.c: raise the renderer's magnitude bounds by an instance
+/* renderer/sections.c: raise the renderer's magnitude bounds by an instance
  * record, or a model record; the bound on |translation| + scale * model
  * extent that push constant `magnitude` carries. */
 void vxr_renderer_grow_instance(vxr_renderer *r, const vxr_gpu_instance *g);

@@ -187,3 +187,54 @@ done:
     pthread_mutex_unlock(&c->pipes_lock);
     return res;
 }
+
+/* The texel format of a binding of set 0 (vxr_layout.h). */
+VkFormat vxr_binding_format(uint32_t b) {
+    if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH)
+        return VK_FORMAT_R32G32B32A32_UINT;
+    if (b >= VXR_BIND_NODES && b < VXR_BIND_NODES + VXR_NODE_CHUNKS) return VK_FORMAT_R32G32_UINT;
+    return VK_FORMAT_R32_UINT;
+}
+
+/* The section a binding belongs to: its first binding. */
+static uint32_t section_of(uint32_t b) {
+    return b >= VXR_BIND_ATTRS   ? VXR_BIND_ATTRS
+           : b >= VXR_BIND_BATTR ? VXR_BIND_BATTR
+           : b >= VXR_BIND_NODES ? VXR_BIND_NODES
+                                 : b;
+}
+
+vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {
+    vxr_context *c = r->ctx;
+    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VXR_SCENE_BINDINGS};
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    vxr_result res = vxr_set_create(c, VXR_SET_SCENE, &ps, 1, &pool, &set, err);
+    if (res != VXR_OK) goto fail;
+    VkWriteDescriptorSet w[VXR_SCENE_BINDINGS];
+    for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
+        if (!r->buf[b].buffer || r->view[b]) continue;
+        VkBufferViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+                                     .buffer = r->buf[b].buffer,
+                                     .format = vxr_binding_format(b),
+                                     .range = VK_WHOLE_SIZE};
+        VXR_VK_TRY(c, err, c->vk.vkCreateBufferView(c->device, &vi, c->alloc, &r->view[b]));
+    }
+    for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
+        /* an unused chunk binding shows its section's first chunk */
+        uint32_t src = r->view[b] ? b : section_of(b);
+        w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = set,
+                                      .dstBinding = b,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                      .pTexelBufferView = &r->view[src]};
+    }
+    c->vk.vkUpdateDescriptorSets(c->device, VXR_SCENE_BINDINGS, w, 0, NULL);
+    r->pool = pool; /* the caller retired the old one */
+    r->set = set;
+    return VXR_OK;
+fail:
+    if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, c->alloc);
+    return res;
+}

@@ -12,32 +12,6 @@
 /* The most bytes one vkCmdUpdateBuffer takes. */
 #define UPDATE_MAX 65536u
 
-/* Elements per chunk: the largest power of two of elem-byte elements in one
- * binding of `limit` bytes and at most max_texels texels. */
-static uint32_t chunk_shift(uint64_t limit, uint32_t elem, uint64_t max_texels) {
-    uint64_t per = limit / elem;
-    if (per > max_texels) per = max_texels;
-    uint32_t shift = 0;
-    while (shift < 31 && (2ull << shift) <= per) shift++;
-    return shift;
-}
-
-static uint32_t chunk_count(uint64_t count, uint32_t shift) {
-    uint64_t per = 1ull << shift;
-    uint64_t n = (count + per - 1) / per;
-    return n ? (uint32_t)(n > 0xffffffffu ? 0xffffffffu : n) : 1u;
-}
-
-uint32_t vxr_section_chunks(const vxr_section *sec) {
-    return chunk_count(sec->capacity, sec->shift);
-}
-
-uint64_t vxr_section_limit(const vxr_section *sec, int k) {
-    uint64_t limit = (uint64_t)sec->bindings << sec->shift;
-    uint64_t bases = k == VXR_SEC_ATTRS ? 1ull << 30 : UINT32_MAX;
-    return limit < bases ? limit : bases;
-}
-
 /* Copies bytes into binding b's buffer of capacity bytes (>= bytes):
  * mapped device-local memory when there is some, else a staging buffer and
  * a copy recorded into cmd. */
@@ -76,88 +50,13 @@ static vxr_result upload_cap(vxr_renderer *r, uint32_t b, const void *data, uint
 static vxr_result upload_split(vxr_renderer *r, uint32_t first, const uint8_t *data, uint64_t count,
                                uint32_t elem, uint32_t shift, VkCommandBuffer cmd, vxr_error *err) {
     uint64_t per = 1ull << shift;
-    uint32_t chunks = chunk_count(count, shift);
+    uint32_t chunks = vxr_chunk_count(count, shift);
     for (uint32_t i = 0; i < chunks; i++) {
         uint64_t at = (uint64_t)i * per, n = count - at < per ? count - at : per;
         vxr_result res = upload_cap(r, first + i, data + at * elem, n * elem, n * elem, cmd, err);
         if (res != VXR_OK) return res;
     }
     return VXR_OK;
-}
-
-/* The texel format of a binding of set 0 (vxr_layout.h). */
-VkFormat vxr_binding_format(uint32_t b) {
-    if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH)
-        return VK_FORMAT_R32G32B32A32_UINT;
-    if (b >= VXR_BIND_NODES && b < VXR_BIND_NODES + VXR_NODE_CHUNKS) return VK_FORMAT_R32G32_UINT;
-    return VK_FORMAT_R32_UINT;
-}
-
-/* The section a binding belongs to: its first binding. */
-static uint32_t section_of(uint32_t b) {
-    return b >= VXR_BIND_ATTRS   ? VXR_BIND_ATTRS
-           : b >= VXR_BIND_BATTR ? VXR_BIND_BATTR
-           : b >= VXR_BIND_NODES ? VXR_BIND_NODES
-                                 : b;
-}
-
-vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {
-    vxr_context *c = r->ctx;
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VXR_SCENE_BINDINGS};
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    vxr_result res = vxr_set_create(c, VXR_SET_SCENE, &ps, 1, &pool, &set, err);
-    if (res != VXR_OK) goto fail;
-    VkWriteDescriptorSet w[VXR_SCENE_BINDINGS];
-    for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
-        if (!r->buf[b].buffer || r->view[b]) continue;
-        VkBufferViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
-                                     .buffer = r->buf[b].buffer,
-                                     .format = vxr_binding_format(b),
-                                     .range = VK_WHOLE_SIZE};
-        VXR_VK_TRY(c, err, c->vk.vkCreateBufferView(c->device, &vi, c->alloc, &r->view[b]));
-    }
-    for (uint32_t b = 0; b < VXR_SCENE_BINDINGS; b++) {
-        /* an unused chunk binding shows its section's first chunk */
-        uint32_t src = r->view[b] ? b : section_of(b);
-        w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = set,
-                                      .dstBinding = b,
-                                      .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
-                                      .pTexelBufferView = &r->view[src]};
-    }
-    c->vk.vkUpdateDescriptorSets(c->device, VXR_SCENE_BINDINGS, w, 0, NULL);
-    r->pool = pool; /* the caller retired the old one */
-    r->set = set;
-    return VXR_OK;
-fail:
-    if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, c->alloc);
-    return res;
-}
-
-void vxr_renderer_grow_instance(vxr_renderer *r, const vxr_gpu_instance *g) {
-    const float *m = g->local_to_world;
-    float shift = fabsf(m[3]) + fabsf(m[7]) + fabsf(m[11]);
-    if (shift > r->mag_shift) r->mag_shift = shift;
-    if (g->scale > r->mag_scale) r->mag_scale = g->scale;
-}
-
-void vxr_renderer_grow_model(vxr_renderer *r, const vxr_gpu_model *m) {
-    float extent = 3.0f * ldexpf(1.0f, (int)(m->depth < 31 ? m->depth : 31));
-    for (int k = 0; k < 3; k++) extent += fabsf((float)m->origin[k]);
-    if (extent > r->mag_extent) r->mag_extent = extent;
-}
-
-float vxr_renderer_magnitude(const vxr_renderer *r) {
-    float m = r->mag_shift + r->mag_scale * r->mag_extent;
-    return isfinite(m) ? m : 3.0e38f;
-}
-
-void vxr_renderer_take_hierarchy(vxr_renderer *r, const vxr_bvh *bvh) {
-    r->bvh_nodes = bvh->node_count;
-    for (uint32_t level = 0; level < VXR_GRID_LEVELS; level++)
-        r->grid_pad[level] = vxr_bvh_grid_pad(bvh, 1u << level);
 }
 
 /* Refuses tables that do not fit one binding; sets up the sections
@@ -194,7 +93,7 @@ static vxr_result plan_bindings(vxr_renderer *r, const vxr_scene *s, vxr_error *
                           elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4};
     for (int k = 0; k < VXR_SECTIONS; k++)
         r->sec[k] = (vxr_section){
-            first[k], bindings[k], elem[k], chunk_shift(c->max_binding, elem[k], texels),
+            first[k], bindings[k], elem[k], vxr_chunk_shift(c->max_binding, elem[k], texels),
             0,        NULL,        0,       0};
     vxr_spec *sp = &r->spec;
     sp->local_x = c->local_x; /* the context's choice (context.c) */
@@ -265,7 +164,8 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     r->scene = s;
     r->instance_count = s->instance_count;
     r->model_count = s->model_count;
-    r->scene_version = s->version;
+    r->cursor = vxr_journal_end(s); /* the scene as it is now goes up whole */
+    r->version = s->version;
     vxr_result res = plan_bindings(r, s, err);
     if (res != VXR_OK) goto fail;
     r->res = calloc(r->model_cap, sizeof *r->res);
@@ -378,7 +278,8 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
     c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    vxr_renderer_keep_hierarchy(r, &bvh); /* vxr_renderer_update refits it */
+    vxr_renderer_keep_hierarchy(r, &bvh);                 /* vxr_renderer_update refits it */
+    if (s->version > r->version) r->version = s->version; /* transforms as they are now */
     return VXR_OK;
 }
 

@@ -171,8 +171,9 @@ static void test_host_cameras(void) {
                     vxr_camera_ray(&cam, i, j, &ray);
                     vxr_pick_ray(picker, &ray, 1, &a);
                     size_t at = (size_t)j * W + i;
-                    bool same = vxr_pick_expand(s, &ray, &recs[at], &b) == VXR_OK &&
-                                vxr_pick_diff(&a, &b) == 0;
+                    bool same =
+                        vxr_pick_expand(s, s->version, &ray, &recs[at], &b, NULL) == VXR_OK &&
+                        vxr_pick_diff(&a, &b) == 0;
                     float want = vxr_camera_depth(&cam, &ray, a.hit ? a.t : INFINITY);
                     hits += a.hit ? 1u : 0u;
                     bad += !same;

@@ -30,7 +30,7 @@ typedef struct slot {
     vxr_pick *expect[PER_CMD];
     vxr_camera cam[PER_CMD];
     uint32_t grid[PER_CMD];
-    uint64_t serial;
+    uint64_t serial, serial2;
     bool busy;
 } slot;
 
@@ -38,7 +38,7 @@ typedef struct run {
     cli_gpu *g;
     vxr_scene *s;
     vxr_editor *e;
-    vxr_renderer *r;
+    vxr_renderer *r, *r2; /* r2: a second renderer of the scene, or NULL */
     slot slots[SLOTS];
     size_t pixels, bad, steps;
     uint64_t uploaded, moved;
@@ -50,6 +50,7 @@ static void check_slot(run *u, slot *sl) {
     CHECK(vkWaitForFences(u->g->info.device, 1, &sl->fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
     CHECK(vkResetFences(u->g->info.device, 1, &sl->fence) == VK_SUCCESS);
     vxr_renderer_complete(u->r, sl->serial);
+    if (u->r2) vxr_renderer_complete(u->r2, sl->serial2);
     for (int k = 0; k < PER_CMD; k++) {
         const vxr_gpu_pick *g = vxr_target_picks(sl->target[k]);
         for (size_t p = 0; p < (size_t)W * H; p++) {
@@ -157,19 +158,37 @@ static void random_change(run *u) {
     CHECK(vxr_editor_apply(u->e, &ed, NULL, NULL) == VXR_OK);
 }
 
-static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene *s, int steps) {
+/* A renderer of s, its upload completed; NULL (and a failed check) on
+ * failure. */
+static vxr_renderer *make_renderer(vxr_context *ctx, cli_gpu *g, const char *name,
+                                   const vxr_scene *s) {
+    vxr_error err = {{0}};
+    vxr_renderer *r = NULL;
+    CHECK(cli_gpu_begin(g, &err) == VXR_OK);
+    CHECK(vxr_renderer_create(ctx, s, g->cmd, &r, &err) == VXR_OK);
+    CHECK(cli_gpu_submit(g, &err) == VXR_OK);
+    if (!r) fprintf(stderr, "%s: %s\n", name, err.message);
+    if (r) vxr_renderer_upload_done(r);
+    return r;
+}
+
+/* With `two`, a second renderer made after a few changes follows the same
+ * scene, and renders every other frame: neither disturbs the other. */
+static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene *s, int steps,
+                      bool two) {
     run u = {.g = g, .s = s};
     vxr_error err = {{0}};
     CHECK(vxr_editor_create(s, 0, &u.e, &err) == VXR_OK);
-    CHECK(cli_gpu_begin(g, &err) == VXR_OK);
-    CHECK(vxr_renderer_create(ctx, s, g->cmd, &u.r, &err) == VXR_OK);
-    CHECK(cli_gpu_submit(g, &err) == VXR_OK);
-    if (!u.r) {
-        fprintf(stderr, "%s: %s\n", name, err.message);
+    u.r = make_renderer(ctx, g, name, s);
+    if (u.r && two) {
+        for (int c = 0; c < 4; c++) random_change(&u);
+        u.r2 = make_renderer(ctx, g, name, s);
+    }
+    if (!u.r || (two && !u.r2)) {
+        vxr_renderer_destroy(u.r);
         vxr_editor_destroy(u.e);
         return false;
     }
-    vxr_renderer_upload_done(u.r);
     for (int k = 0; k < SLOTS; k++) {
         slot *sl = &u.slots[k];
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -203,13 +222,18 @@ static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene 
             u.uploaded += info.upload_bytes;
             u.moved += info.moved_bytes;
             u.relayouts += info.relayout;
+            if (u.r2) {
+                CHECK(vxr_renderer_update(u.r2, s, sl->cmd, &info, &err) == VXR_OK);
+                sl->serial2 = info.serial;
+            }
             vxr_camera_orbit(s, 0.3f + 1.7f * (float)(step % 4), 0.5f, 1.0f, &sl->cam[j]);
             sl->cam[j].width = W;
             sl->cam[j].height = H;
             vxr_camera_setup(&sl->cam[j]);
             sl->grid[j] = (step + j) % 5 == 4 ? 4 : 1;
-            CHECK(vxr_renderer_render(u.r, sl->target[j], &sl->cam[j], sl->grid[j], sl->cmd,
-                                      NULL) == VXR_OK);
+            vxr_renderer *by = u.r2 && j == 1 ? u.r2 : u.r;
+            CHECK(vxr_renderer_render(by, sl->target[j], &sl->cam[j], sl->grid[j], sl->cmd, NULL) ==
+                  VXR_OK);
             expect_picks(s, &sl->cam[j], sl->grid[j], sl->expect[j]);
         }
         CHECK(vkEndCommandBuffer(sl->cmd) == VK_SUCCESS);
@@ -237,6 +261,7 @@ static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene 
         }
     }
     vxr_renderer_destroy(u.r);
+    vxr_renderer_destroy(u.r2);
     vxr_editor_destroy(u.e);
     return u.bad == 0;
 }
@@ -259,11 +284,11 @@ static void test_every_file(void) {
         vxr_scene *s = load(files[f]);
         CHECK(s != NULL);
         if (!s) continue;
-        run_scene(gpu.ctx, &gpu, files[f], s, 24);
+        run_scene(gpu.ctx, &gpu, files[f], s, 24, false);
         vxr_scene_destroy(s);
     }
     vxr_scene *s = load("@demo");
-    if (s) run_scene(gpu.ctx, &gpu, "@demo", s, 24);
+    if (s) run_scene(gpu.ctx, &gpu, "@demo", s, 24, false);
     vxr_scene_destroy(s);
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
@@ -277,11 +302,85 @@ static void test_small_bindings(void) {
     vxr_context_desc d = {.validation = true, .max_binding_bytes = 64 << 10};
     CHECK(cli_gpu_open(&g2, &d, &err) == VXR_OK);
     vxr_scene *s = load("vengi__test-transform.vox");
-    if (s && g2.ctx) run_scene(g2.ctx, &g2, "vengi__test-transform.vox (64 KiB)", s, 40);
+    if (s && g2.ctx) run_scene(g2.ctx, &g2, "vengi__test-transform.vox (64 KiB)", s, 40, false);
     vxr_scene_destroy(s);
     if (g2.ctx) CHECK_EQ_INT(vxr_context_validation_messages(g2.ctx), 0);
     cli_gpu_close(&g2);
     cli_gpu_use(&gpu);
+}
+
+/* Two renderers follow one scene through edits, each reading the scene's
+ * journal at its own cursor; every frame of both agrees with the CPU. */
+static void test_two_renderers(void) {
+    if (!gpu_ok) SKIP("no device");
+    const char *name = "mmmm__scene_store8.vox";
+    vxr_scene *s = load(name);
+    CHECK(s != NULL);
+    if (s) CHECK(run_scene(gpu.ctx, &gpu, "store8, two renderers", s, 24, true));
+    vxr_scene_destroy(s);
+    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
+}
+
+/* The first update after creation uploads what changed after it, and no
+ * more: four single voxels on store8, made live before the renderer. */
+static void test_first_update(void) {
+    if (!gpu_ok) SKIP("no device");
+    vxr_scene *s = load("mmmm__scene_store8.vox");
+    CHECK(s != NULL);
+    if (!s) return;
+    vxr_error err = {{0}};
+    vxr_editor *e = NULL;
+    CHECK(vxr_editor_create(s, 0, &e, &err) == VXR_OK);
+    vxr_renderer *r = make_renderer(gpu.ctx, &gpu, "store8", s);
+    uint64_t scene_bytes = 0;
+    for (uint32_t m = 0; m < s->model_count; m++) {
+        const vxr_octree *t = &s->models[m];
+        scene_bytes += (uint64_t)t->node_count * (sizeof(vxr_node) + 4) +
+                       (uint64_t)vxr_octree_attr_count(t) * t->attr_size;
+    }
+    uint32_t m = some_model(s);
+    for (int k = 0; k < 4; k++) {
+        const vxr_octree *t = &s->models[m];
+        int32_t c[3];
+        for (int a = 0; a < 3; a++)
+            c[a] = t->vmin[a] + (int32_t)(rnd() % (uint32_t)(t->vmax[a] - t->vmin[a]));
+        vxr_edit ed = {.op = VXR_EDIT_SET,
+                       .model = m,
+                       .value = 7,
+                       .shape = VXR_SHAPE_BOX,
+                       .lo = {c[0], c[1], c[2]},
+                       .hi = {c[0] + 1, c[1] + 1, c[2] + 1}};
+        CHECK(vxr_editor_apply(e, &ed, NULL, &err) == VXR_OK);
+    }
+    vxr_update_info info = {0};
+    vxr_target *tg = NULL;
+    vxr_target_desc td = {.width = W, .height = H, .picks = true};
+    CHECK(vxr_target_create(gpu.ctx, &td, &tg, &err) == VXR_OK);
+    vxr_camera cam;
+    vxr_camera_orbit(s, 1.0f, 0.5f, 1.0f, &cam);
+    cam.width = W;
+    cam.height = H;
+    vxr_camera_setup(&cam);
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+    CHECK(r && vxr_renderer_update(r, s, gpu.cmd, &info, &err) == VXR_OK);
+    if (r) CHECK(vxr_renderer_render(r, tg, &cam, 1, gpu.cmd, NULL) == VXR_OK);
+    CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    fprintf(stderr, "  first update after create: %llu B of a %llu B scene, %u model(s)\n",
+            (unsigned long long)info.upload_bytes, (unsigned long long)scene_bytes, info.models);
+    CHECK_EQ_INT(info.models, 1);
+    CHECK(info.upload_bytes > 0 && info.upload_bytes < 4096);
+    vxr_pick *expect = malloc((size_t)W * H * sizeof *expect);
+    expect_picks(s, &cam, 1, expect);
+    const vxr_gpu_pick *got = vxr_target_picks(tg);
+    size_t bad = 0;
+    for (size_t p = 0; p < (size_t)W * H; p++) bad += !same_pick(&got[p], &expect[p]);
+    CHECK_EQ_INT(bad, 0);
+    free(expect);
+    vxr_target_destroy(tg);
+    vxr_renderer_destroy(r);
+    vxr_editor_destroy(e);
+    vxr_scene_destroy(s);
+    CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
 
 int main(int argc, char **argv) {
@@ -293,7 +392,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     gpu_ok = true;
-    static const vxr_test_case tests[] = {TEST(test_every_file), TEST(test_small_bindings)};
+    static const vxr_test_case tests[] = {TEST(test_every_file), TEST(test_small_bindings),
+                                          TEST(test_two_renderers), TEST(test_first_update)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

@@ -159,7 +159,7 @@ static void test_host_device(void) {
             vxr_pick a, b;
             vxr_camera_ray(&cam, i, j, &ray);
             vxr_pick_ray(picker, &ray, 1, &a);
-            vxr_pick_expand(s, &ray, &vxr_target_picks(t)[j * cam.width + i], &b);
+            vxr_pick_expand(s, s->version, &ray, &vxr_target_picks(t)[j * cam.width + i], &b, NULL);
             bad += memcmp(&a, &b, sizeof a) != 0;
             hits += a.hit != 0;
         }

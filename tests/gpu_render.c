@@ -81,7 +81,8 @@ static size_t compare_picks(const vxr_scene *s, const vxr_camera *cam, uint32_t 
             vxr_pick a, b;
             vxr_camera_ray(cam, i, j, &ray);
             vxr_pick_ray(picker, &ray, grid, &a);
-            vxr_result r = vxr_pick_expand(s, &ray, &recs[(size_t)j * cam->width + i], &b);
+            vxr_result r =
+                vxr_pick_expand(s, s->version, &ray, &recs[(size_t)j * cam->width + i], &b, NULL);
             if (r == VXR_OK && !memcmp(&a, &b, sizeof a)) continue;
             if (bad++ < 3) {
                 fprintf(stderr, "  %s grid %u pixel %u,%u differs:\n", label, grid, i, j);
@@ -226,7 +227,7 @@ static void test_ray_batches(void) {
                 vxr_pick g;
                 CHECK(vxr_pick_ray(picker, &in[i], grid, &cpu[i]) == VXR_OK);
                 hits += cpu[i].hit != 0;
-                if (vxr_pick_expand(s, &in[i], &rec[i], &g) == VXR_OK &&
+                if (vxr_pick_expand(s, s->version, &in[i], &rec[i], &g, NULL) == VXR_OK &&
                     !memcmp(&g, &cpu[i], sizeof g))
                     continue;
                 if (differ++ < 3) {
@@ -461,8 +462,9 @@ static void test_instance_updates(void) {
                     vxr_pick p;
                     vxr_ray ray;
                     vxr_camera_ray(&cam, i, j, &ray);
-                    if (vxr_pick_expand(s, &ray, &vxr_target_picks(t[2])[(size_t)j * W + i], &p) ==
-                            VXR_OK &&
+                    if (vxr_pick_expand(s, s->version, &ray,
+                                        &vxr_target_picks(t[2])[(size_t)j * W + i], &p,
+                                        NULL) == VXR_OK &&
                         p.hit && p.instance == 0)
                         shown++;
                 }
@@ -534,10 +536,11 @@ static void test_loop_limit(void) {
         fprintf(stderr, "  ray %d: %s\n", k, cut ? "incomplete" : "complete");
         if (k == 0 && gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
             CHECK(cut);
-            CHECK(vxr_pick_expand(s, &rays[k], rec, &g) == VXR_ERROR_LIMIT);
+            CHECK(vxr_pick_expand(s, s->version, &rays[k], rec, &g, NULL) == VXR_ERROR_LIMIT);
         } else {
             CHECK(!cut);
-            CHECK(vxr_pick_expand(s, &rays[k], rec, &g) == VXR_OK && !memcmp(&g, &cpu, sizeof g));
+            CHECK(vxr_pick_expand(s, s->version, &rays[k], rec, &g, NULL) == VXR_OK &&
+                  !memcmp(&g, &cpu, sizeof g));
         }
     }
     vxr_rays_destroy(q);

@@ -262,19 +262,21 @@ static void test_bad_values(void) {
  * was made (vxr_scene_make_live made it live again); an own copy of a
  * compact model whose root is one brick was a live tree with that root,
  * which the next edit that grew it read out of bounds (ASan); and a take
- * of an empty change list computed NULL + 0 (UBSan). */
+ * of an empty change list computed NULL + 0 (UBSan: a read of the journal
+ * now). */
 static void test_fuzz_scene_findings(void) {
     vxr_scene *s = robot();
     if (!s) return;
     uint32_t id, again;
     CHECK(vxr_scene_add_model(s, &id) == VXR_OK);
     CHECK(vxr_scene_remove_model(s, id) == VXR_OK);
-    uint64_t since = s->version;
-    const vxr_instance_change *list = NULL;
+    uint64_t since = vxr_journal_end(s);
+    const vxr_change *list = NULL;
     uint32_t count = 99;
-    CHECK(vxr_scene_instance_changes(s, since, &list, &count)); /* a take at the version */
-    CHECK(vxr_scene_touch_model(s, 0, NULL) == VXR_OK);         /* no instance listed */
-    CHECK(vxr_scene_instance_changes(s, since, &list, &count) && count == 0 && !list);
+    CHECK(vxr_journal_read(s, &since, &list, &count, NULL) && count == 0 && !list);
+    CHECK(vxr_scene_touch_model(s, 0, NULL) == VXR_OK); /* no instance listed */
+    CHECK(vxr_journal_read(s, &since, &list, &count, NULL) && count >= 1 && list);
+    for (uint32_t j = 0; j < count; j++) CHECK(list[j].kind != VXR_CHANGE_INSTANCE);
     vxr_editor *e = NULL;
     CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
     vxr_error err = {{0}};
@@ -302,5 +304,65 @@ static void test_fuzz_scene_findings(void) {
     vxr_scene_destroy(s);
 }
 
+/* The compact record of a CPU pick, as the GPU writes it. */
+static vxr_gpu_pick record_of(const vxr_pick *p) {
+    vxr_gpu_pick r = {p->instance, {p->voxel[0], p->voxel[1], p->voxel[2]}, p->t, 0, p->color,
+                      VXR_PICK_HIT};
+    r.shape = (uint32_t)__builtin_ctz(p->size) | ((uint32_t)p->face & 255u) << 8 |
+              ((uint32_t)p->corner & 255u) << 16 | ((uint32_t)p->edge & 255u) << 24;
+    return r;
+}
+
+/* A pick record expands to the pick of the scene its frame saw, or fails
+ * as stale once its instance moved; edits, hiding and culling do not make
+ * it stale (they leave the transform it was traced with). */
+static void test_stale_record(void) {
+    vxr_scene *s = robot();
+    if (!s) return;
+    vxr_picker *pk = NULL;
+    CHECK(vxr_picker_create(s, &pk) == VXR_OK);
+    vxr_ray ray;
+    memset(&ray, 0, sizeof ray);
+    vxr_pick cpu = {0}, got;
+    float lo[3], hi[3];
+    vxr_instance_world_bounds(s, 0, lo, hi);
+    for (int k = 0; k < 3; k++) ray.origin[k] = (lo[k] + hi[k]) / 2;
+    ray.origin[0] = lo[0] - 50;
+    ray.dir[0] = 1;
+    CHECK(vxr_pick_ray(pk, &ray, 1, &cpu) == VXR_OK && cpu.hit);
+    vxr_picker_destroy(pk);
+    const vxr_gpu_pick rec = record_of(&cpu);
+    uint64_t seen = s->version;
+    vxr_error err = {{0}};
+    CHECK(vxr_pick_expand(s, seen, &ray, &rec, &got, &err) == VXR_OK);
+    CHECK(!memcmp(&got, &cpu, sizeof got));
+    /* an edit of the model, and hiding: still the frame's pick */
+    vxr_editor *e = NULL;
+    CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
+    vxr_edit ed = box(s->instances[0].model, VXR_EDIT_CLEAR, 0, -1000, 1000);
+    CHECK(vxr_editor_apply(e, &ed, NULL, NULL) == VXR_OK);
+    CHECK(vxr_scene_set_flags(s, 0, VXR_INSTANCE_HIDDEN, NULL) == VXR_OK);
+    CHECK(vxr_pick_expand(s, seen, &ray, &rec, &got, NULL) == VXR_OK);
+    CHECK(!memcmp(&got, &cpu, sizeof got));
+    /* moved after the frame: stale, with a reason; a frame after the move
+     * expands it against the new transform */
+    vxr_transform t = s->instances[0].transform;
+    t.translation[2] += 1;
+    CHECK(vxr_scene_set_transform(s, 0, &t, NULL) == VXR_OK);
+    CHECK(vxr_pick_expand(s, seen, &ray, &rec, &got, &err) == VXR_ERROR_STALE);
+    CHECK(strstr(err.message, "stale") != NULL && !got.hit);
+    CHECK(vxr_pick_expand(s, s->version, &ray, &rec, &got, NULL) == VXR_OK && got.hit);
+    CHECK(got.world_min[2] == cpu.world_min[2] + 1);
+    /* a version the scene never had */
+    CHECK(vxr_pick_expand(s, s->version + 1, &ray, &rec, &got, &err) == VXR_ERROR_ARGUMENT);
+    /* a host that wrote the instance in place and touched it: stale too */
+    uint64_t now = s->version;
+    CHECK(vxr_scene_touch_instance(s, 0, NULL) == VXR_OK);
+    CHECK(vxr_pick_expand(s, now, &ray, &rec, &got, NULL) == VXR_ERROR_STALE);
+    vxr_editor_destroy(e);
+    vxr_scene_destroy(s);
+}
+
 VXR_TEST_MAIN(TEST(test_touch_bad_ids), TEST(test_undo_after_remove), TEST(test_step_over_budget),
-              TEST(test_pick_cube_bounds), TEST(test_bad_values), TEST(test_fuzz_scene_findings))
+              TEST(test_pick_cube_bounds), TEST(test_bad_values), TEST(test_fuzz_scene_findings),
+              TEST(test_stale_record))

@@ -49,12 +49,34 @@ static vxr_scene *load(const char *name) {
 /* ---- the API ---- */
 
 static bool listed(vxr_scene *s, uint64_t *since, uint32_t id) {
-    const vxr_instance_change *ch;
+    const vxr_change *ch;
     uint32_t n;
-    bool known = vxr_scene_instance_changes(s, *since, &ch, &n), found = false;
-    *since = s->version;
-    for (uint32_t j = 0; j < n; j++) found |= ch[j].instance == id;
+    bool known = vxr_journal_read(s, since, &ch, &n, NULL), found = false;
+    for (uint32_t j = 0; j < n; j++) found |= ch[j].kind == VXR_CHANGE_INSTANCE && ch[j].id == id;
     return known && found;
+}
+
+static int cmp_id(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The instances the journal lists from *cursor, ascending and once each,
+ * into a new array *ids (the caller frees it); false when it cannot tell. */
+static bool journal_instances(const vxr_scene *s, uint64_t *cursor, uint32_t **ids,
+                              uint32_t *count) {
+    const vxr_change *ch;
+    uint32_t n, m = 0;
+    bool known = vxr_journal_read(s, cursor, &ch, &n, NULL);
+    *ids = malloc(((size_t)n + 1) * sizeof **ids);
+    for (uint32_t j = 0; j < n && *ids; j++)
+        if (ch[j].kind == VXR_CHANGE_INSTANCE) (*ids)[m++] = ch[j].id;
+    qsort(*ids, m, sizeof **ids, cmp_id);
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < m; j++)
+        if (!kept || (*ids)[j] != (*ids)[kept - 1]) (*ids)[kept++] = (*ids)[j];
+    *count = kept;
+    return known;
 }
 
 static void test_setters(void) {
@@ -62,10 +84,10 @@ static void test_setters(void) {
     CHECK(s != NULL);
     if (!s) return;
     vxr_error err = {{0}};
-    uint64_t since = s->version;
-    const vxr_instance_change *ch;
+    uint64_t since = vxr_journal_end(s), version = s->version;
+    const vxr_change *ch;
     uint32_t n;
-    CHECK(vxr_scene_instance_changes(s, since, &ch, &n) && n == 0);
+    CHECK(vxr_journal_read(s, &since, &ch, &n, NULL) && n == 0);
     uint32_t last = s->instance_count;
     vxr_transform t = s->instances[3].transform;
     /* refused, and nothing changes */
@@ -95,9 +117,9 @@ static void test_setters(void) {
     CHECK(vxr_scene_set_transform(s, 3, &t, NULL) == VXR_OK);
     CHECK(vxr_scene_set_flags(s, 3, s->instances[3].flags & VXR_INSTANCE_HIDDEN, NULL) == VXR_OK);
     CHECK(vxr_scene_set_view_distance(s, 3, s->instances[3].view_distance, NULL) == VXR_OK);
-    CHECK_EQ_INT(s->version, since);
-    CHECK(vxr_scene_instance_changes(s, since, &ch, &n) && n == 0);
-    /* changes: stamped, listed once per take */
+    CHECK_EQ_INT(s->version, version);
+    CHECK(vxr_journal_read(s, &since, &ch, &n, NULL) && n == 0);
+    /* changes: stamped, and listed in order, one entry each */
     t.translation[0] += 3;
     CHECK(vxr_scene_set_transform(s, 3, &t, NULL) == VXR_OK);
     CHECK_EQ_INT(s->instance_version[3], s->version);
@@ -108,10 +130,15 @@ static void test_setters(void) {
     CHECK(s->instances[5].flags & VXR_INSTANCE_HIDDEN);
     CHECK(vxr_scene_set_view_distance(s, 6, 12.5f, NULL) == VXR_OK);
     CHECK(s->instances[6].view_distance == 12.5f);
-    CHECK(vxr_scene_instance_changes(s, since, &ch, &n));
-    CHECK_EQ_INT(n, 3);
-    if (n == 3) CHECK(ch[0].instance == 3 && ch[1].instance == 5 && ch[2].instance == 6);
-    since = s->version;
+    uint64_t second = since; /* a second reader, at the same place */
+    CHECK(vxr_journal_read(s, &since, &ch, &n, NULL));
+    CHECK_EQ_INT(n, 4);
+    if (n == 4)
+        CHECK(ch[0].id == 3 && ch[1].id == 3 && ch[2].id == 5 && ch[3].id == 6 &&
+              ch[0].kind == VXR_CHANGE_INSTANCE && ch[3].kind == VXR_CHANGE_INSTANCE);
+    CHECK(since == vxr_journal_end(s));
+    CHECK(vxr_journal_read(s, &since, &ch, &n, NULL) && n == 0);  /* read: nothing new */
+    CHECK(vxr_journal_read(s, &second, &ch, &n, NULL) && n == 4); /* the other reader's own */
     CHECK(vxr_scene_set_flags(s, 5, 0, NULL) == VXR_OK);
     CHECK(listed(s, &since, 5));
     /* a removed instance refuses */
@@ -125,26 +152,28 @@ static void test_setters(void) {
     CHECK(vxr_scene_touch_instance(s, 2, NULL) == VXR_OK);
     CHECK(vxr_scene_touch_instance(s, last, NULL) == VXR_ERROR_ARGUMENT); /* refused */
     CHECK(listed(s, &since, 2));
-    /* a since that was never taken cannot be answered, unless nothing
-     * changed after it */
+    /* any cursor the journal holds is answered; one past its end is not */
+    uint64_t early = vxr_journal_end(s);
     CHECK(vxr_scene_set_view_distance(s, 2, 8, NULL) == VXR_OK);
-    uint64_t untaken = s->version;
-    CHECK(vxr_scene_instance_changes(s, untaken, &ch, &n) && n == 0);
+    uint64_t mid = vxr_journal_end(s);
     CHECK(vxr_scene_set_view_distance(s, 2, 9, NULL) == VXR_OK);
-    uint64_t untaken2 = s->version;
-    CHECK(vxr_scene_set_view_distance(s, 2, 10, NULL) == VXR_OK);
-    CHECK(!vxr_scene_instance_changes(s, untaken2, &ch, &n) && n == 0);
-    CHECK(vxr_scene_instance_changes(s, s->version, &ch, &n) && n == 0);
+    CHECK(vxr_journal_read(s, &mid, &ch, &n, NULL) && n == 1 && ch[0].id == 2);
+    CHECK(vxr_journal_read(s, &early, &ch, &n, NULL) && n == 2);
+    uint64_t past = vxr_journal_end(s) + 1;
+    const char *why = NULL;
+    CHECK(!vxr_journal_read(s, &past, &ch, &n, &why) && n == 0 && why && !ch);
+    CHECK(past == vxr_journal_end(s));
     vxr_scene_destroy(s);
 }
 
-/* Two consumers taking at their own pace, and one that sleeps: each is told
- * every instance changed since its take, or that the list cannot tell. */
+/* Two readers at their own pace, and one that sleeps: each is told every
+ * instance changed since it last read, or that the journal cannot tell. */
 static void test_change_list(void) {
     vxr_scene *s = load("@world:500");
     CHECK(s != NULL);
     if (!s) return;
-    uint64_t since[3] = {s->version, s->version, s->version};
+    uint64_t at = vxr_journal_end(s), since[3] = {at, at, at},
+             read_at[3] = {s->version, s->version, s->version};
     uint32_t *seen = calloc(s->instance_count, sizeof *seen);
     uint32_t missed = 0, full = 0, answered = 0, extra = 0;
     for (int step = 0; step < 3000; step++) {
@@ -158,24 +187,38 @@ static void test_change_list(void) {
         for (int who = 0; who < 3; who++) {
             if (who == 1 && rnd() % 3) continue;
             if (who == 2 && rnd() % 200) continue;
-            const vxr_instance_change *ch;
+            const vxr_change *ch;
             uint32_t n;
-            bool known = vxr_scene_instance_changes(s, since[who], &ch, &n);
+            bool known = vxr_journal_read(s, &since[who], &ch, &n, NULL);
             full += !known;
             answered += known;
             for (uint32_t j = 0; j < n; j++) {
-                seen[ch[j].instance] = (uint32_t)step + 1;
-                extra += ch[j].version <= since[who];
+                seen[ch[j].id] = (uint32_t)step + 1;
+                extra += ch[j].kind != VXR_CHANGE_INSTANCE ||
+                         s->instance_version[ch[j].id] <= read_at[who];
             }
             for (uint32_t i = 0; known && i < s->instance_count; i++)
-                missed += s->instance_version[i] > since[who] && seen[i] != (uint32_t)step + 1;
-            since[who] = s->version;
+                missed += s->instance_version[i] > read_at[who] && seen[i] != (uint32_t)step + 1;
+            read_at[who] = s->version;
         }
     }
     CHECK_EQ_INT(missed, 0);
     CHECK_EQ_INT(extra, 0);
-    CHECK(answered > 10 * full); /* the list answers nearly always */
-    CHECK(s->change_capacity <= 4096 + 2 * s->instance_count);
+    CHECK(answered > 10 * full); /* the journal answers nearly always */
+    CHECK(s->journal_capacity <= 65536 + 4 * s->instance_count);
+    /* a reader that sleeps through more than the journal keeps resyncs */
+    uint64_t sleeper = vxr_journal_end(s);
+    for (uint32_t c = 0; c < 2 * (65536 + 4 * s->instance_count); c++) {
+        uint32_t i = c % s->instance_count;
+        float d = (float)(c / s->instance_count % 2) + 1.0f;
+        CHECK(vxr_scene_set_view_distance(s, i, d, NULL) == VXR_OK);
+    }
+    const vxr_change *ch;
+    uint32_t n;
+    const char *why = NULL;
+    CHECK(!vxr_journal_read(s, &sleeper, &ch, &n, &why) && n == 0 && why);
+    CHECK(sleeper == vxr_journal_end(s));
+    CHECK(s->journal_capacity <= 65536 + 4 * s->instance_count);
     free(seen);
     vxr_scene_destroy(s);
 }
@@ -405,7 +448,7 @@ static void run_scene(const char *name, int steps, int rays, uint32_t item_limit
     vxr_bvh t;
     CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
     CHECK_EQ_INT(check_tree(s, rec, &t, seen), 0);
-    uint64_t since = s->version;
+    uint64_t since = vxr_journal_end(s);
     vxr_bvh_changes_taken(&t);
     uint32_t bad = 0, picks_bad = 0, hits = 0, in_place = 0, builds = 0, unlisted = 0;
     uint32_t full_items = 0; /* updates in place that left items[] nearly full */
@@ -414,15 +457,11 @@ static void run_scene(const char *name, int steps, int rays, uint32_t item_limit
         int k = 1 + (int)(rnd() % (step % 7 == 0 ? 40 : 6));
         for (int j = 0; j < k; j++) random_change(s, c);
         if (s->instance_count > cap) break; /* the arrays are sized for this */
-        const vxr_instance_change *ch;
-        uint32_t listed_n;
-        bool known = vxr_scene_instance_changes(s, since, &ch, &listed_n);
-        since = s->version;
-        uint32_t *ids = malloc(((size_t)listed_n + s->instance_count + 1) * sizeof *ids), m = 0;
-        if (known) {
-            for (uint32_t j = 0; j < listed_n; j++) ids[m++] = ch[j].instance;
-        } else {
-            for (uint32_t i = 0; i < s->instance_count; i++) ids[m++] = i;
+        uint32_t *ids, m;
+        if (!journal_instances(s, &since, &ids, &m)) {
+            free(ids);
+            ids = malloc(((size_t)s->instance_count + 1) * sizeof *ids);
+            for (m = 0; m < s->instance_count; m++) ids[m] = m;
         }
         for (uint32_t j = 0; j < m; j++)
             if (ids[j] < s->instance_count) vxr_instance_gpu(s, ids[j], &rec[ids[j]]);
@@ -500,20 +539,19 @@ static void test_cull_sweep(void) {
     vxr_instance_records(s, rec);
     vxr_bvh t;
     CHECK(vxr_bvh_build(s, rec, &t) == VXR_OK);
-    uint64_t since = s->version;
+    uint64_t since = vxr_journal_end(s);
     uint32_t bad = 0, builds = 0, splits = 0, changes = 0, hits = 0;
     for (int step = 0; step < 150; step++) {
         eye[0] += 4.0f;
         eye[1] += 2.5f;
         CHECK(vxr_culler_update(c, s, eye, NULL, NULL) == VXR_OK);
-        const vxr_instance_change *ch;
-        uint32_t m;
-        CHECK(vxr_scene_instance_changes(s, since, &ch, &m));
-        since = s->version;
+        uint32_t *listed, m;
+        CHECK(journal_instances(s, &since, &listed, &m));
         for (uint32_t j = 0; j < m; j++) {
-            ids[j] = ch[j].instance;
+            ids[j] = listed[j];
             vxr_instance_gpu(s, ids[j], &rec[ids[j]]);
         }
+        free(listed);
         changes += m;
         uint32_t nodes = t.node_count;
         bool rebuilt;
@@ -757,7 +795,7 @@ static void ref_pick(const vxr_scene *s, const vxr_gpu_instance *rec, const vxr_
         r.color = s->attr_size == 1 ? s->palette[best.attr] : best.attr;
         r.flags = VXR_PICK_HIT;
     }
-    CHECK(vxr_pick_expand(s, ray, &r, dest) == VXR_OK);
+    CHECK(vxr_pick_expand(s, s->version, ray, &r, dest, NULL) == VXR_OK);
 }
 
 static void test_gpu_walk(void) {

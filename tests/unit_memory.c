@@ -170,11 +170,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL bind_image(VkDevice d, VkImage im, VkDevic
     return VK_SUCCESS;
 }
 
-/* vxr_name lives in renderer/context.c: names go nowhere here. */
-void vxr_name(vxr_context *c, VkObjectType type, uint64_t handle, const char *fmt, ...) {
-    (void)c, (void)type, (void)handle, (void)fmt;
-}
-
 #define HEAP_BIG    ((VkDeviceSize)8 << 30)
 #define HEAP_SMALL  ((VkDeviceSize)256 << 20) /* blocks: an eighth, 32 MiB */
 #define GRANULARITY 1024

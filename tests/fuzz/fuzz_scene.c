@@ -29,7 +29,7 @@
  * Coordinates stay within [-4, 4)^3, so the oracle holds a dense 8^3 grid
  * and a voxel count for each of at most 8 model slots (a slot's
  * generation is bumped when its id is reused), the records of at most 16
- * instances and the ones changed since the last take of the change list,
+ * instances and the ones changed since the scene's journal was last read,
  * and the journal as a list of steps (model slot, generation, cell changes
  * before and after) with the index of the top. Every call's result is
  * predicted: ids (a removed model's id is reused, lowest first), refusals
@@ -101,7 +101,7 @@ typedef struct oracle {
     uint32_t model_count;
     vxr_instance in[INSTANCES];
     uint32_t instance_count;
-    bool touched[INSTANCES]; /* changed since the last take of the change list */
+    bool touched[INSTANCES]; /* changed since the journal was last read */
     uint64_t since;
     /* the journal: steps[0, top) undoable, [top, n) redoable */
     ostep steps[MAX_STEPS];
@@ -752,26 +752,28 @@ static void refused(const vxr_scene *s, vxr_result r, vxr_result expect, uint64_
     if (err && !err->message[0]) abort();
 }
 
-/* Takes the instance change list: exactly the instances the oracle saw
- * change since the last take, each once, in version order. */
+/* Reads the scene's journal: its instance entries name exactly the
+ * instances the oracle saw change since the last read (repeats allowed),
+ * its model entries models that exist, and the cursor ends at the end. */
 static void take_changes(vxr_scene *s) {
-    const vxr_instance_change *list = NULL;
+    const vxr_change *list = NULL;
     uint32_t count = 0;
-    if (!vxr_scene_instance_changes(s, o.since, &list, &count)) abort();
+    if (!vxr_journal_read(s, &o.since, &list, &count, NULL)) abort();
+    if (o.since != vxr_journal_end(s) || (count && !list)) abort();
     bool seen[INSTANCES] = {false};
-    uint64_t prev = o.since;
     for (uint32_t i = 0; i < count; i++) {
-        const vxr_instance_change *c = &list[i];
-        if (c->instance >= o.instance_count || !o.touched[c->instance] || seen[c->instance] ||
-            c->reserved || c->version <= prev || c->version > s->version)
+        const vxr_change *c = &list[i];
+        if (c->kind == VXR_CHANGE_INSTANCE) {
+            if (c->id >= o.instance_count || !o.touched[c->id]) abort();
+            seen[c->id] = true;
+        } else if (c->kind < VXR_CHANGE_MODEL_ALL || c->kind > VXR_CHANGE_ATTRS ||
+                   c->id >= s->model_count) {
             abort();
-        seen[c->instance] = true;
-        prev = c->version;
+        }
     }
     for (uint32_t i = 0; i < INSTANCES; i++)
         if (o.touched[i] != seen[i]) abort();
     memset(o.touched, 0, sizeof o.touched);
-    o.since = s->version;
 }
 
 enum call {
@@ -1089,11 +1091,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.small = o.budget < (1u << 20);
     o.overflow = setup & 0x10 ? VXR_JOURNAL_FORGET : VXR_JOURNAL_REFUSE;
     vxr_scene *scene = make_scene(setup);
-    /* a consumer of the change list starts with a take at the version */
-    const vxr_instance_change *list;
-    uint32_t count;
-    if (!vxr_scene_instance_changes(scene, scene->version, &list, &count) || count) abort();
-    o.since = scene->version;
+    /* a reader of the journal starts at its end */
+    o.since = vxr_journal_end(scene);
     vxr_editor *editor = NULL;
     if (setup & 0x20) editor_of(scene, &editor);
     verify_scene(scene);

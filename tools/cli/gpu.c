@@ -104,7 +104,7 @@ void cli_gpu_close(cli_gpu *g) {
 
 vxr_result cli_expand_record(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
                              const char *what, vxr_pick *dest, vxr_error *err) {
-    vxr_result r = vxr_pick_expand(scene, ray, rec, dest);
+    vxr_result r = vxr_pick_expand(scene, scene->version, ray, rec, dest, NULL);
     if (r == VXR_ERROR_LIMIT) {
         if (err)
             snprintf(err->message, sizeof err->message,

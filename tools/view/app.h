@@ -133,6 +133,9 @@ extern const char view_keys_help[];
 void view_home(app *a);
 /* Installs the GLFW input callbacks on a's window (its user pointer is a). */
 void view_input_install(app *a);
+/* Reads vxr view's arguments (argv without the command) into va; false,
+ * with the reason on stderr, for a bad one. */
+bool view_parse_args(int argc, char **argv, view_args *va);
 /* Moves the camera by the fly keys held now (WASD, Q/E, shift), scaled by
  * the frame's duration dt in seconds; nothing outside fly mode. */
 void view_fly_keys(app *a, float dt);
@@ -140,6 +143,12 @@ void view_fly_keys(app *a, float dt);
 /* The title: scene, times, instances, grid, the pick, edit mode's part
  * and the latest message (title.c). */
 void view_readout(const app *a, char *dest, size_t size);
+/* A frame was shown at `now` (seconds): the title's averages, and the
+ * title itself every TITLE_SECONDS. */
+void view_update_title(app *a, double now);
+/* Samples resident memory after a shown frame, once a tenth of --frames
+ * is over (the summary's rss range). */
+void view_sample_rss(app *a, long shown_frames);
 /* After --frames: the readout, or with --json the last pick record and a
  * summary line (title.c). */
 void view_print_summary(const app *a);

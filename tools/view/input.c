@@ -8,6 +8,7 @@
 /* Radians per pixel of mouse motion: orbiting (left drag) and looking
  * (fly mode); the fly speed's factors for shift and per wheel click; how
  * long a message stays in the title. */
+#define MAX_FRAMES      1000000L /* --frames */
 #define ORBIT_RADIANS   0.006f
 #define LOOK_RADIANS    0.0025f
 #define FLY_FAST        4.0f
@@ -167,4 +168,63 @@ void view_input_install(app *a) {
     glfwSetScrollCallback(a->window, on_scroll);
     glfwSetDropCallback(a->window, on_drop);
     glfwSetFramebufferSizeCallback(a->window, on_resize);
+}
+
+/* [SCENE] [camera options] [--grid N] [--no-cull] [--validate] [--frames N
+ * [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--edit-script FILE]
+ * [--json]] [--cursor X,Y] [--edit] [--save FILE]. */
+bool view_parse_args(int argc, char **argv, view_args *va) {
+    memset(va, 0, sizeof *va);
+    cli_view_args_init(&va->r, CLI_WIDTH, CLI_HEIGHT);
+    for (int i = 0; i < argc; i++) {
+        int took = cli_view_arg(&va->r, "view", argc, argv, &i);
+        if (took < 0) return false;
+        if (took) continue;
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--edit")) {
+            va->edit = true;
+            continue;
+        }
+        if (!v) return cli_usage("view: unknown or incomplete option '%s'", CLI_SHOWN(o)), false;
+        i++;
+        if (!strcmp(o, "--frames")) {
+            uint64_t frames;
+            if (cli_parse_uint(v, 1, MAX_FRAMES, &frames) != CLI_NUMBER_OK)
+                return cli_usage("view: --frames takes 1..%ld, not '%s'", MAX_FRAMES, CLI_SHOWN(v)),
+                       false;
+            va->frames = (long)frames;
+        } else if (!strcmp(o, "--screenshot")) {
+            va->screenshot = v;
+        } else if (!strcmp(o, "--resize")) {
+            if (!cli_parse_pair(v, "xX", &va->resize_w, &va->resize_h) || !va->resize_w ||
+                !va->resize_h)
+                return cli_usage("view: --resize takes WxH (1..%u each), not '%s'", CLI_MAX_SIZE,
+                                 CLI_SHOWN(v)),
+                       false;
+        } else if (!strcmp(o, "--drop")) {
+            va->drop = v;
+        } else if (!strcmp(o, "--save")) {
+            va->save = v;
+        } else if (!strcmp(o, "--edit-script")) {
+            va->edit_script = v;
+        } else if (!strcmp(o, "--cursor")) {
+            if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
+                return cli_usage("view: --cursor takes X,Y pixels, not '%s'", CLI_SHOWN(v)), false;
+            va->have_cursor = true;
+        } else {
+            return cli_usage("view: unknown option '%s'", CLI_SHOWN(o)), false;
+        }
+    }
+    if (!va->r.scene) va->r.scene = "@demo";
+    if (!cli_view_args_done(&va->r, "view")) return false;
+    if (va->r.out || va->r.hits) return cli_usage("view: --out and --hits belong to render"), false;
+    static const char *const options[] = {"--screenshot", "--save"};
+    const char *const paths[] = {va->screenshot, va->save};
+    if (cli_distinct_outputs(2, options, paths) != EXIT_OK) return false;
+    if ((va->screenshot || va->resize_w || va->drop || va->edit_script || va->r.json) &&
+        !va->frames)
+        return cli_usage("view: --screenshot, --resize, --drop, --edit-script and --json need "
+                         "--frames N"),
+               false;
+    return true;
 }

@@ -18,13 +18,11 @@
 #include "app.h"
 #include "commands.h"
 
-#define MAX_FRAMES       1000000L /* --frames */
-#define FLY_SPEED        0.25f    /* scene diagonals per second */
-#define MAX_FLY_STEP     0.1      /* seconds a frame moves the camera at most */
-#define RESIZE_SECONDS   10.0     /* how long --frames waits for --resize */
-#define ERROR_SECONDS    8.0      /* how long an error stays in the title */
-#define TITLE_SECONDS    0.25     /* between title updates */
-#define SCREENSHOT_TRIES 100000   /* vxr-screenshot-N.png names tried */
+#define FLY_SPEED        0.25f  /* scene diagonals per second */
+#define MAX_FLY_STEP     0.1    /* seconds a frame moves the camera at most */
+#define RESIZE_SECONDS   10.0   /* how long --frames waits for --resize */
+#define ERROR_SECONDS    8.0    /* how long an error stays in the title */
+#define SCREENSHOT_TRIES 100000 /* vxr-screenshot-N.png names tried */
 
 /* --- scenes --------------------------------------------------------------- */
 
@@ -142,7 +140,8 @@ static void finish_frame(app *a, view_frame *f) {
     }
     if (f->submitted && !a->editing) {
         if (f->picked && f->scene_gen == a->scene_gen) {
-            if (vxr_pick_expand(a->scene, &f->ray, vxr_rays_picks(f->rays), &a->pick) != VXR_OK)
+            if (vxr_pick_expand(a->scene, f->seen, &f->ray, vxr_rays_picks(f->rays), &a->pick,
+                                NULL) != VXR_OK)
                 memset(&a->pick, 0, sizeof a->pick);
             a->pick_ray = f->ray;
         } else if (!f->picked) {
@@ -308,6 +307,7 @@ static int frame(app *a, uint64_t index, bool *shown) {
         vxr_camera_ray(&a->cam, px[0], px[1], &f->ray);
         vxr_rays_input(f->rays)[0] = f->ray;
         f->scene_gen = a->scene_gen;
+        f->seen = vxr_renderer_version(a->renderer);
         r = vxr_renderer_pick_rays(a->renderer, f->rays, 1, a->grid, f->cmd, &err);
     }
     if (r != VXR_OK) {
@@ -372,44 +372,6 @@ static int frame(app *a, uint64_t index, bool *shown) {
     return EXIT_OK;
 }
 
-static void update_title(app *a, double now) {
-    a->frame_n++;
-    a->frame_sum += now - a->last_time;
-    if (a->frame_index++ >= 2) {
-        a->all_frame_sum += now - a->last_time;
-        a->all_frame_n++;
-    }
-    a->last_time = now;
-    if (now < a->title_at) return;
-    a->title_at = now + TITLE_SECONDS;
-    if (a->frame_n) a->frame_ms = 1e3 * a->frame_sum / a->frame_n;
-    if (a->gpu_n) a->gpu_ms = a->gpu_sum / a->gpu_n;
-    a->frame_sum = a->gpu_sum = 0;
-    a->frame_n = a->gpu_n = 0;
-    char title[1024];
-    view_readout(a, title, sizeof title);
-    glfwSetWindowTitle(a->window, title);
-}
-
-/* Resident memory in KiB (Linux's /proc/self/statm), 0 where unknown. */
-static uint64_t rss_kb(void) {
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long long size = 0, resident = 0;
-    bool ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
-    if (f) fclose(f);
-    long page = sysconf(_SC_PAGESIZE);
-    return ok && page > 0 ? resident * (uint64_t)page / 1024 : 0;
-}
-
-/* Samples resident memory after a shown frame, once the warm-up is over. */
-static void sample_rss(app *a, long shown_frames) {
-    if (!a->args->frames || shown_frames < a->args->frames / 10) return;
-    uint64_t kb = rss_kb();
-    if (!kb) return;
-    if (!a->rss_min_kb || kb < a->rss_min_kb) a->rss_min_kb = kb;
-    if (kb > a->rss_max_kb) a->rss_max_kb = kb;
-}
-
 static int run(app *a) {
     const view_args *va = a->args;
     uint64_t index = 0;
@@ -451,9 +413,9 @@ static int run(app *a) {
         if (status != EXIT_OK) return status;
         if (!shown) continue;
         index++;
-        update_title(a, now);
+        view_update_title(a, now);
         if (va->frames && !last && shown_frames < va->frames - 1) shown_frames++;
-        sample_rss(a, shown_frames);
+        view_sample_rss(a, shown_frames);
         if (va->resize_w && !resized && shown_frames >= va->frames / 2) {
             glfwSetWindowSize(a->window, (int)va->resize_w, (int)va->resize_h);
             resized = true;
@@ -478,65 +440,6 @@ static int run(app *a) {
 }
 
 /* --- arguments and setup ------------------------------------------------------- */
-
-/* [SCENE] [camera options] [--grid N] [--no-cull] [--validate] [--frames N
- * [--screenshot IMG.png] [--resize WxH] [--drop FILE] [--edit-script FILE]
- * [--json]] [--cursor X,Y] [--edit] [--save FILE]. */
-static bool parse_view_args(int argc, char **argv, view_args *va) {
-    memset(va, 0, sizeof *va);
-    cli_view_args_init(&va->r, CLI_WIDTH, CLI_HEIGHT);
-    for (int i = 0; i < argc; i++) {
-        int took = cli_view_arg(&va->r, "view", argc, argv, &i);
-        if (took < 0) return false;
-        if (took) continue;
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--edit")) {
-            va->edit = true;
-            continue;
-        }
-        if (!v) return cli_usage("view: unknown or incomplete option '%s'", CLI_SHOWN(o)), false;
-        i++;
-        if (!strcmp(o, "--frames")) {
-            uint64_t frames;
-            if (cli_parse_uint(v, 1, MAX_FRAMES, &frames) != CLI_NUMBER_OK)
-                return cli_usage("view: --frames takes 1..%ld, not '%s'", MAX_FRAMES, CLI_SHOWN(v)),
-                       false;
-            va->frames = (long)frames;
-        } else if (!strcmp(o, "--screenshot")) {
-            va->screenshot = v;
-        } else if (!strcmp(o, "--resize")) {
-            if (!cli_parse_pair(v, "xX", &va->resize_w, &va->resize_h) || !va->resize_w ||
-                !va->resize_h)
-                return cli_usage("view: --resize takes WxH (1..%u each), not '%s'", CLI_MAX_SIZE,
-                                 CLI_SHOWN(v)),
-                       false;
-        } else if (!strcmp(o, "--drop")) {
-            va->drop = v;
-        } else if (!strcmp(o, "--save")) {
-            va->save = v;
-        } else if (!strcmp(o, "--edit-script")) {
-            va->edit_script = v;
-        } else if (!strcmp(o, "--cursor")) {
-            if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
-                return cli_usage("view: --cursor takes X,Y pixels, not '%s'", CLI_SHOWN(v)), false;
-            va->have_cursor = true;
-        } else {
-            return cli_usage("view: unknown option '%s'", CLI_SHOWN(o)), false;
-        }
-    }
-    if (!va->r.scene) va->r.scene = "@demo";
-    if (!cli_view_args_done(&va->r, "view")) return false;
-    if (va->r.out || va->r.hits) return cli_usage("view: --out and --hits belong to render"), false;
-    static const char *const options[] = {"--screenshot", "--save"};
-    const char *const paths[] = {va->screenshot, va->save};
-    if (cli_distinct_outputs(2, options, paths) != EXIT_OK) return false;
-    if ((va->screenshot || va->resize_w || va->drop || va->edit_script || va->r.json) &&
-        !va->frames)
-        return cli_usage("view: --screenshot, --resize, --drop, --edit-script and --json need "
-                         "--frames N"),
-               false;
-    return true;
-}
 
 static char glfw_message[512];
 
@@ -593,7 +496,7 @@ static int open_view(app *a, bool *glfw) {
 
 int cmd_view(int argc, char **argv) {
     view_args va;
-    if (!parse_view_args(argc, argv, &va)) return EXIT_USAGE;
+    if (!view_parse_args(argc, argv, &va)) return EXIT_USAGE;
     if (va.r.have_eye) {
         vxr_camera c = va.r.cam;
         if (vxr_camera_setup(&c) != VXR_OK)

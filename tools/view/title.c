@@ -1,7 +1,11 @@
-/* vxr view's words: the window title's readout and the summary a
+/* vxr view's words: the window title's readout (frame and GPU times
+ * averaged over TITLE_SECONDS), resident memory samples, and the summary a
  * --frames run prints (main.c calls them). */
 #include <string.h>
+#include <unistd.h>
 #include "app.h"
+
+#define TITLE_SECONDS 0.25 /* between title updates */
 
 static const char *const face_names[6] = {"left", "right", "front", "back", "top", "bottom"};
 
@@ -54,4 +58,42 @@ void view_print_summary(const app *a) {
            a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
            a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms, a->editing ? "true" : "false",
            undo, redo, (unsigned long long)a->rss_min_kb, (unsigned long long)a->rss_max_kb);
+}
+
+void view_update_title(app *a, double now) {
+    a->frame_n++;
+    a->frame_sum += now - a->last_time;
+    if (a->frame_index++ >= 2) {
+        a->all_frame_sum += now - a->last_time;
+        a->all_frame_n++;
+    }
+    a->last_time = now;
+    if (now < a->title_at) return;
+    a->title_at = now + TITLE_SECONDS;
+    if (a->frame_n) a->frame_ms = 1e3 * a->frame_sum / a->frame_n;
+    if (a->gpu_n) a->gpu_ms = a->gpu_sum / a->gpu_n;
+    a->frame_sum = a->gpu_sum = 0;
+    a->frame_n = a->gpu_n = 0;
+    char title[1024];
+    view_readout(a, title, sizeof title);
+    glfwSetWindowTitle(a->window, title);
+}
+
+/* Resident memory in KiB (Linux's /proc/self/statm), 0 where unknown. */
+static uint64_t rss_kb(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, resident = 0;
+    bool ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
+    if (f) fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    return ok && page > 0 ? resident * (uint64_t)page / 1024 : 0;
+}
+
+/* Samples resident memory after a shown frame, once the warm-up is over. */
+void view_sample_rss(app *a, long shown_frames) {
+    if (!a->args->frames || shown_frames < a->args->frames / 10) return;
+    uint64_t kb = rss_kb();
+    if (!kb) return;
+    if (!a->rss_min_kb || kb < a->rss_min_kb) a->rss_min_kb = kb;
+    if (kb > a->rss_max_kb) a->rss_max_kb = kb;
 }

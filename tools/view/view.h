@@ -23,6 +23,7 @@ typedef struct view_frame {
     bool submitted, timed, picked;
     vxr_ray ray;          /* the ray picked, for vxr_pick_expand */
     uint32_t scene_gen;   /* the scene it was picked in */
+    uint64_t seen;        /* the scene version the frame traced (vxr_renderer_version) */
     vxr_renderer *upload; /* vxr_renderer_upload_done once the frame completed */
     uint64_t serial;      /* its renderer update's, for vxr_renderer_complete; 0: none */
 } view_frame;

@@ -76,9 +76,9 @@ VXR_API vxr_result vxr_camera_setup(vxr_camera *cam);
  * that cannot be inverted, or a derived field (eye, forward, right, up,
  * target, the depth rows) that is not finite in float (entries near
  * FLT_MAX); *cam is then zeroed. */
-VXR_API vxr_result vxr_camera_from_matrices(vxr_camera *cam, vxr_mat4 view, vxr_mat4 proj,
-                                            uint32_t width, uint32_t height, uint32_t flags,
-                                            const float jitter[2], vxr_error *err);
+VXR_API vxr_result vxr_camera_from_matrices(vxr_camera *cam, const vxr_mat4 view,
+                                            const vxr_mat4 proj, uint32_t width, uint32_t height,
+                                            uint32_t flags, const float jitter[2], vxr_error *err);
 
 /* The ray through pixel (i, j)'s sample, row 0 at the top (the formula of
  * DESIGN.md §2 with the derived fields, or vxr_ortho_origin). */

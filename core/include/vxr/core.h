@@ -36,6 +36,7 @@ typedef enum vxr_result {
     VXR_ERROR_ARGUMENT = 5, /* the caller passed an invalid argument */
     VXR_ERROR_DEVICE = 6,   /* no usable Vulkan loader or device (renderer) */
     VXR_ERROR_VULKAN = 7,   /* a Vulkan call failed on a usable device (renderer) */
+    VXR_ERROR_STALE = 8,    /* a record made of an older scene than the one given */
 } vxr_result;
 
 /* One-line reason for a failure; message is always NUL-terminated. */

@@ -6,7 +6,7 @@
  * visible. A culler keeps those spheres in a sphere tree (vxr/spheres.h)
  * and sets VXR_INSTANCE_CULLED on the scene's instances; pickers and
  * renderer updates made afterwards see only the visible ones. Each flag it
- * changes is stamped and put on the scene's change list
+ * changes is stamped and written to the scene's journal
  * (vxr_scene_touch_instance, vxr/edit.h), so that a renderer's update
  * rewrites only those instances; flags that stay are not touched.
  */
@@ -33,9 +33,9 @@ VXR_API void vxr_culler_destroy(vxr_culler *culler);
  * number of visible, non-hidden instances and *changed whether the visible
  * set differs from the previous call's (either may be NULL). The culler
  * follows the instances changed since its last call through the scene's
- * change list (vxr_scene_instance_changes): a call costs O(visible +
- * changed), plus O(instances) when a model changed (instances' bounds
- * follow their model), when the list cannot tell, when culling starts,
+ * journal (vxr/journal.h): a call costs O(visible + changed), plus
+ * O(instances) when a model changed (instances' bounds follow their
+ * model), when the journal cannot tell, when culling starts,
  * and with eye NULL. VXR_ERROR_ARGUMENT for a non-finite eye or another
  * scene (the flags stay as they were); VXR_ERROR_MEMORY. */
 VXR_API vxr_result vxr_culler_update(vxr_culler *culler, vxr_scene *scene, const float eye[3],

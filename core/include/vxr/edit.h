@@ -8,10 +8,10 @@
  *  - A scene (vxr/scene.h) adds and removes models and instances with ids
  *    that stay stable, and moves, hides and shows instances
  *    (vxr_scene_set_transform, _set_flags, _set_view_distance); each
- *    change bumps scene->version and stamps the model or instance, and a
- *    changed instance goes on the scene's change list, so that a culler, a
- *    renderer or a picker can tell what changed since they last looked in
- *    O(changed).
+ *    change bumps scene->version, stamps the model or instance and goes
+ *    into the scene's journal (vxr/journal.h), so that any number of
+ *    cullers, renderers and pickers can tell what changed since they last
+ *    looked in O(changed).
  *  - An editor applies shaped edits (a list of cells, a box, a sphere, the
  *    grid cube at or beside a pick) to a model as one undoable step each,
  *    keeping a journal of bounded size.
@@ -62,10 +62,12 @@ VXR_API vxr_result vxr_octree_clear_voxel(vxr_octree *tree, int32_t x, int32_t y
  * tight again (a branch-and-bound descent per side). */
 VXR_API void vxr_octree_refresh_bounds(vxr_octree *tree);
 
-/* Changed ranges since they were last taken: node slots (their node and
- * brick_attr entry) and attributes, sorted and merged; `all` when
- * everything must be taken as changed (a new layout). Valid until the next
- * edit of the tree. */
+/* The tree's changes not yet taken: node slots (their node and brick_attr
+ * entry) and attributes, sorted and merged; `all` when everything must be
+ * taken as changed (a new layout). Valid until the next edit of the tree.
+ * A tree in a scene is taken by vxr_scene_touch_model, which moves its
+ * changes into the scene's journal (vxr/journal.h) for readers to follow;
+ * readers do not call these. */
 typedef struct vxr_span {
     uint32_t start, count;
 } vxr_span;
@@ -77,7 +79,7 @@ typedef struct vxr_octree_changes {
     uint32_t attr_spans;
 } vxr_octree_changes;
 VXR_API void vxr_octree_get_changes(vxr_octree *tree, vxr_octree_changes *dest);
-/* Forgets the changes listed so far (the renderer uploaded them). */
+/* Forgets the changes listed so far. */
 VXR_API void vxr_octree_changes_taken(vxr_octree *tree);
 
 /* The compact form of a tree (bulk build of its voxels) into dest. */
@@ -127,8 +129,8 @@ VXR_API vxr_result vxr_scene_remove_instance(vxr_scene *scene, uint32_t id);
  * id at or past instance_count or of a removed instance, or a value as
  * stated; err (may be NULL) says why. A call that sets the value the
  * instance already has changes nothing; otherwise the instance gets a new
- * version (scene->version + 1) and its id goes on the scene's change list
- * (below), O(1). The scene keeps no pointer to the arguments. */
+ * version (scene->version + 1) and goes into the scene's journal
+ * (vxr/journal.h), O(1). The scene keeps no pointer to the arguments. */
 
 /* The instance's transform: scale finite and > 0 (at most 2^20), an
  * orthonormal rotation (R R^T = I within 1e-4: a rotation or a reflection,
@@ -147,49 +149,11 @@ VXR_API vxr_result vxr_scene_set_flags(vxr_scene *scene, uint32_t id, uint32_t f
  * visible; NaN and negative values are refused. */
 VXR_API vxr_result vxr_scene_set_view_distance(vxr_scene *scene, uint32_t id, float distance,
                                                vxr_error *err);
-/* Stamps instance id (< instance_count) as changed and lists it, for a
- * writer that changed scene->instances[id] in place (the culler's CULLED
- * flag). VXR_ERROR_ARGUMENT, changing nothing, for an id at or past
+/* Stamps instance id (< instance_count) as changed, moved included
+ * (scene->instance_moved), and writes it to the journal, for a writer that
+ * changed scene->instances[id] in place. VXR_ERROR_ARGUMENT, changing nothing, for an id at or past
  * instance_count. */
 VXR_API vxr_result vxr_scene_touch_instance(vxr_scene *scene, uint32_t id, vxr_error *err);
-
-/* ---- the instance change list ----
- *
- * Every change of an instance (moved, flags, view distance, set, added,
- * removed, given its own model, culled or uncovered by the culler) puts
- * its id on the scene's list with the new version, so that a consumer (a
- * renderer, a culler, a host's own structure) finds what changed in
- * O(changed) instead of comparing every instance. A consumer remembers the
- * scene version at its last take (`since`) and asks for what came after.
- *
- * The list is deduplicated against the last take: an instance changed
- * several times between two takes is listed once (at its first change
- * after the take, with that version; its instance_version is the latest).
- * A consumer that did not take last may see an id more than once. Model
- * changes are not listed: their instances' bounds follow from
- * scene->model_version (vxr_scene_touch_model).
- *
- * The list keeps the entries after the oldest of the last VXR_CHANGE_TAKES
- * takes (by any consumer), and at most about 2 * instance_count + 4096
- * entries; a consumer whose `since` is older than what the list holds, or
- * is not the version of one of those takes, is told to look at every
- * instance (false). Consumers that take in turn (a culler and a renderer
- * each frame) are answered unless the list overflows between two takes. */
-
-/* The changes after version since: *dest (may be NULL when count is 0)
- * receives *count entries, each an instance changed after since, valid
- * until the next change of the scene. Returns true when that is every
- * instance changed after since; false when the list cannot tell (see
- * above: a consumer's first take after the scene changed, or one that fell
- * behind), and the caller must take every instance as changed (*count is
- * then 0). Either way it records a take at scene->version, which the
- * caller keeps as its next since. O(log list + count). Taking at
- * scene->version (since == scene->version) returns nothing and only
- * records the take: a consumer starts that way, and so does one that
- * changed instances itself (the culler) and need not see its own changes
- * again. */
-VXR_API bool vxr_scene_instance_changes(vxr_scene *scene, uint64_t since,
-                                        const vxr_instance_change **dest, uint32_t *count);
 
 /* Gives an instance its own copy of its model to edit alone; *model (may
  * be NULL) receives the copy's id. VXR_ERROR_ARGUMENT for an instance that
@@ -197,7 +161,8 @@ VXR_API bool vxr_scene_instance_changes(vxr_scene *scene, uint64_t since,
  * scene is then as it was). */
 VXR_API vxr_result vxr_scene_own_model(vxr_scene *scene, uint32_t instance, uint32_t *model,
                                        vxr_error *err);
-/* Stamps a model as changed (its voxels: instances' bounds follow).
+/* Stamps a model as changed (its voxels: instances' bounds follow) and
+ * moves its octree's changes (vxr_octree_get_changes) into the journal.
  * VXR_ERROR_ARGUMENT, changing nothing, for an id that is not a model
  * (past model_count or removed). */
 VXR_API vxr_result vxr_scene_touch_model(vxr_scene *scene, uint32_t id, vxr_error *err);

@@ -99,14 +99,20 @@ VXR_API vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ra
 
 /* Expands one compact pick record (vxr_gpu_pick, shaders/vxr_layout.h: what
  * the GPU writes per pixel, and what the CPU picker builds internally) into
- * a full pick for the ray it was traced with: world AABB, entry point,
- * normal, corner point and edge midpoint from the instance's transform, the
- * same code path the CPU picker takes. A record without VXR_PICK_HIT gives
- * a zero pick. Returns VXR_ERROR_ARGUMENT (dest zeroed) for a record that
- * names no instance of the scene or ids that do not fit together, and
+ * a full pick for the ray it was traced with, of the scene as the record's
+ * frame saw it: world AABB, entry point, normal, corner point and edge
+ * midpoint from the instance's transform, the same code path the CPU
+ * picker takes. seen: the scene version that frame saw
+ * (vxr_renderer_version when it was recorded; scene->version for a record
+ * of the scene as it is now). A record without VXR_PICK_HIT gives a zero
+ * pick. Fails, with dest zeroed and err (may be NULL) saying why:
+ * VXR_ERROR_STALE for a record whose instance moved after seen
+ * (scene->instance_moved: its transform is no longer the one traced);
+ * VXR_ERROR_ARGUMENT for a seen past scene->version, or a record that names
+ * no instance of the scene or ids that do not fit together;
  * VXR_ERROR_LIMIT for one the device marked VXR_PICK_INCOMPLETE. */
-VXR_API vxr_result vxr_pick_expand(const vxr_scene *scene, const vxr_ray *ray,
-                                   const vxr_gpu_pick *rec, vxr_pick *dest);
+VXR_API vxr_result vxr_pick_expand(const vxr_scene *scene, uint64_t seen, const vxr_ray *ray,
+                                   const vxr_gpu_pick *rec, vxr_pick *dest, vxr_error *err);
 
 /* The corners (4 per face) and edges (4 per face) of DESIGN.md §2, and the
  * two corners of each edge, ascending (the tables of shaders/vxr_trace.h). */

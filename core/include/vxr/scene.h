@@ -10,6 +10,7 @@
 #define VXR_SCENE_H
 
 #include <stdbool.h>
+#include "vxr/journal.h"
 #include "vxr/svo.h"
 
 #ifdef __cplusplus
@@ -77,22 +78,11 @@ typedef struct vxr_scene_src {
     uint32_t attr_size;
 } vxr_scene_src;
 
-/* One entry of a scene's instance change list (vxr/edit.h): instance
- * `instance` changed, and version is the scene's version right after. */
-typedef struct vxr_instance_change {
-    uint64_t version;
-    uint32_t instance;
-    uint32_t reserved; /* 0 */
-} vxr_instance_change;
-
-/* Takes of the change list a scene remembers (vxr/edit.h). */
-#define VXR_CHANGE_TAKES 8
-
 /* A built scene: plain data. Create with vxr_scene_build or a loader of
  * vxr/formats.h, free with vxr_scene_destroy. Read-only to callers: change
  * instances through vxr/edit.h (vxr_scene_set_transform, _set_flags,
- * _set_view_distance, ...), which keeps the versions and the change list
- * that the culler, the renderer and pickers follow; the culler sets
+ * _set_view_distance, ...), which keeps the versions and the journal
+ * (vxr/journal.h) that the culler, renderers and pickers follow; the culler sets
  * VXR_INSTANCE_CULLED the same way. A caller that writes an instance in
  * place must call vxr_scene_touch_instance for it, or no consumer sees the
  * change. */
@@ -113,16 +103,17 @@ typedef struct vxr_scene {
      * one, so a holder of (id, model_added[id]) can tell the model it knew
      * from a later one (the editor's journal does). */
     uint64_t *model_added;
-    uint32_t model_capacity, instance_capacity; /* of the five arrays */
-    /* The instance change list (vxr/edit.h, vxr_scene_instance_changes):
-     * entries in version order, holding every instance change made after
-     * version changes_from (older entries are dropped as the list fills);
-     * changes_taken: the versions at the last takes, newest first. Owned by
-     * the scene, written only by vxr/edit.h. */
-    vxr_instance_change *changes;
-    uint32_t change_count, change_capacity;
-    uint64_t changes_from;
-    uint64_t changes_taken[VXR_CHANGE_TAKES];
+    /* The version at which each instance's transform last changed (0: as
+     * built): a pick record of a frame that saw version v expands only
+     * while instance_moved <= v (vxr_pick_expand). */
+    uint64_t *instance_moved;
+    uint32_t model_capacity, instance_capacity; /* of the six arrays */
+    /* The change journal (vxr/journal.h): journal[0 .. journal_count) are
+     * the entries numbered journal_from on (the earlier ones are
+     * forgotten). Owned by the scene, written only by vxr/edit.h. */
+    vxr_change *journal;
+    uint64_t journal_from;
+    uint32_t journal_count, journal_capacity;
 } vxr_scene;
 
 /* Scene-source helpers for loaders and generators. Each returns

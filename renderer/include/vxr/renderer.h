@@ -330,8 +330,12 @@ typedef struct vxr_update_info {
  * that followed a model) and, when any did, the instance hierarchy. Removed
  * models give their ranges back.
  *
- * Instances: the update looks only at the instances on the scene's change
- * list since its last update (vxr_scene_instance_changes, vxr/edit.h) and
+ * The update reads the scene's journal (vxr/journal.h) from where this
+ * renderer last read it; any number of renderers follow one scene, each
+ * with its own cursor, and none writes into the scene. The first update
+ * after vxr_renderer_create uploads only what changed after it.
+ *
+ * Instances: the update looks only at the instances the journal lists and
  * the instances of models that changed, writes the records among them
  * that differ from the uploaded ones (coalesced runs), and brings the
  * renderer's instance hierarchy up to date with vxr_bvh_update (vxr/bvh.h):
@@ -342,10 +346,10 @@ typedef struct vxr_update_info {
  * k instances costs O(k log instances) on the CPU and in the command
  * buffer (info says which way it went). Changes written
  * into scene->instances around vxr/edit.h are not seen (unless stamped
- * with vxr_scene_touch_instance). An update the list cannot answer (the
- * first one when the scene changed after vxr_renderer_create and nothing
- * took the list at that version, or one after the list dropped what this
- * renderer had not taken) compares every instance instead (O(instances)).
+ * with vxr_scene_touch_instance). An update the journal cannot answer
+ * (this renderer fell behind by more than it keeps) uploads every model
+ * whose version moved in full and compares every instance
+ * (O(models + instances)).
  *
  * Each model owns ranges of the node, brick-attribute and attribute
  * buffers with room to grow; one that outgrows them moves (a GPU copy),
@@ -366,13 +370,16 @@ typedef struct vxr_update_info {
  * and everything submitted before it, has completed (a fence or timeline
  * semaphore wait). A host that never calls it keeps them all (memory grows).
  *
- * scene must be the one the renderer was created from, and this renderer
- * the only one taking its changes (the update marks them taken). On
- * failure (VXR_ERROR_MEMORY, VXR_ERROR_VULKAN, VXR_ERROR_LIMIT) what was
- * recorded is consistent with the old scene for what it did not reach;
- * err says why. info may be NULL. */
-VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, vxr_scene *scene, VkCommandBuffer cmd,
+ * scene must be the one the renderer was created from. On failure (VXR_ERROR_MEMORY,
+ * VXR_ERROR_VULKAN, VXR_ERROR_LIMIT) what was recorded is consistent with the old scene for what it
+ * did not reach; err says why, and the next update reads the same changes again. info may be NULL.
+ */
+VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *scene, VkCommandBuffer cmd,
                                        vxr_update_info *info, vxr_error *err);
+/* The scene version the renderer's buffers hold: scene->version at its
+ * creation or last update. A frame recorded now traces that scene; keep
+ * the value with the frame's pick records for vxr_pick_expand. */
+VXR_API uint64_t vxr_renderer_version(const vxr_renderer *r);
 /* The host says: the command buffers holding updates up to serial (and
  * everything submitted before them) completed. Frees what they kept. */
 VXR_API void vxr_renderer_complete(vxr_renderer *r, uint64_t serial);
