@@ -226,16 +226,8 @@ vxr_result vxr_bvh_build(const vxr_scene *s, const vxr_gpu_instance *records, vx
 
 void vxr_bvh_free(vxr_bvh *bvh) {
     if (!bvh) return;
-    free(bvh->nodes);
-    free(bvh->items);
-    free(bvh->parent);
-    free(bvh->room);
-    free(bvh->leaf_of);
-    free(bvh->next_dup);
-    free(bvh->dup_item);
-    free(bvh->nodes_changed.list);
-    free(bvh->nodes_changed.bits);
-    free(bvh->items_changed.list);
-    free(bvh->items_changed.bits);
+    VXR_FREE(bvh->nodes, bvh->items, bvh->parent, bvh->room, bvh->leaf_of, bvh->next_dup,
+             bvh->dup_item, bvh->nodes_changed.list, bvh->nodes_changed.bits,
+             bvh->items_changed.list, bvh->items_changed.bits);
     memset(bvh, 0, sizeof *bvh);
 }

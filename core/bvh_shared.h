@@ -3,6 +3,7 @@
 #ifndef VXR_CORE_BVH_H
 #define VXR_CORE_BVH_H
 
+#include "internal.h"
 #include "vxr/bvh.h"
 
 /* Boxes grow by this fraction of (1 + |min| + |max|) per axis: float

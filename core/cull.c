@@ -31,11 +31,7 @@ struct vxr_culler {
 void vxr_culler_destroy(vxr_culler *c) {
     if (!c) return;
     vxr_spheres_destroy(c->tree);
-    free(c->handle);
-    free(c->stamp);
-    free(c->visible);
-    free(c->scratch);
-    free(c);
+    VXR_FREE(c->handle, c->stamp, c->visible, c->scratch, c);
 }
 
 static bool culls(const vxr_instance *in) {

@@ -3,6 +3,7 @@
 #define VXR_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include "vxr/formats.h"
 
@@ -103,6 +104,13 @@ bool vxr_rotation_orthonormal(const float r[9]);
  * (INFINITY allowed). VXR_ERROR_FORMAT with a reason. */
 vxr_result vxr_instance_check(const vxr_instance *in, uint32_t index, uint32_t models,
                               vxr_error *err);
+
+/* Frees every pointer given (NULL ones too): the destructors' arrays. */
+static inline void vxr_free_each(void *const *p, size_t n) {
+    for (size_t i = 0; i < n; i++) free(p[i]);
+}
+#define VXR_FREE(...)                                                                              \
+    vxr_free_each((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {

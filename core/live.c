@@ -127,49 +127,32 @@ static bool grow_attrs(vxr_octree *t, uint32_t need) {
     return true;
 }
 
-/* A block of nodes with room for n (1..8); UINT32_MAX when out of memory. */
-static uint32_t alloc_nodes(vxr_octree *t, uint32_t n) {
+/* A block with room for n entries of a kind (0: nodes, 1..8; 1: attributes,
+ * 1..64): from its class's free list, else at the top; UINT32_MAX when out
+ * of memory. */
+static uint32_t alloc_block(vxr_octree *t, int kind, uint32_t n) {
     struct vxr_live *l = t->live;
     uint32_t c = class_of(n), size = 1u << c;
-    if (l->free_nodes[c].n) {
-        l->free_slots -= size;
-        return l->free_nodes[c].v[--l->free_nodes[c].n];
+    stack *f = kind ? &l->free_attrs[c] : &l->free_nodes[c];
+    if (f->n) {
+        *(kind ? &l->free_attrs_n : &l->free_slots) -= size;
+        return f->v[--f->n];
     }
-    if (!grow_nodes(t, t->node_count + size)) return UINT32_MAX;
-    uint32_t at = t->node_count;
-    t->node_count += size;
+    uint32_t *top = kind ? &l->attr_top : &t->node_count;
+    if (!(kind ? grow_attrs(t, *top + size) : grow_nodes(t, *top + size))) return UINT32_MAX;
+    uint32_t at = *top;
+    *top += size;
     return at;
 }
 
-static void free_nodes(vxr_octree *t, uint32_t at, uint32_t n) {
+/* Puts a block of a kind on its class's free list. */
+static void free_block(vxr_octree *t, int kind, uint32_t at, uint32_t n) {
     struct vxr_live *l = t->live;
     uint32_t c = class_of(n);
-    if (push(&l->free_nodes[c], at))
-        l->free_slots += 1u << c;
+    if (push(kind ? &l->free_attrs[c] : &l->free_nodes[c], at))
+        *(kind ? &l->free_attrs_n : &l->free_slots) += 1u << c;
     else
         l->failed = true; /* a leaked block only wastes room, but say so */
-}
-
-static uint32_t alloc_attrs(vxr_octree *t, uint32_t n) {
-    struct vxr_live *l = t->live;
-    uint32_t c = class_of(n), size = 1u << c;
-    if (l->free_attrs[c].n) {
-        l->free_attrs_n -= size;
-        return l->free_attrs[c].v[--l->free_attrs[c].n];
-    }
-    if (!grow_attrs(t, l->attr_top + size)) return UINT32_MAX;
-    uint32_t at = l->attr_top;
-    l->attr_top += size;
-    return at;
-}
-
-static void free_attrs(vxr_octree *t, uint32_t at, uint32_t n) {
-    struct vxr_live *l = t->live;
-    uint32_t c = class_of(n);
-    if (push(&l->free_attrs[c], at))
-        l->free_attrs_n += 1u << c;
-    else
-        l->failed = true;
 }
 
 /* ---- writes (each noted as a change) ---- */
@@ -214,16 +197,6 @@ static void put_attr(vxr_octree *t, uint32_t i, uint32_t v) {
 
 /* ---- blocks that grow and shrink by one entry ---- */
 
-/* Blocks of either kind: 0 node slots, 1 attributes. */
-static uint32_t block_alloc(vxr_octree *t, int kind, uint32_t n) {
-    return kind ? alloc_attrs(t, n) : alloc_nodes(t, n);
-}
-static void block_free(vxr_octree *t, int kind, uint32_t at, uint32_t n) {
-    if (kind)
-        free_attrs(t, at, n);
-    else
-        free_nodes(t, at, n);
-}
 static void block_move(vxr_octree *t, int kind, uint32_t to, uint32_t from, uint32_t n) {
     if (kind)
         move_attrs(t, to, from, n);
@@ -239,12 +212,12 @@ static bool insert_entry(vxr_octree *t, int kind, uint32_t *at, uint32_t n, uint
         block_move(t, kind, *at + rank + 1, *at + rank, n - rank);
         return true;
     }
-    uint32_t to = block_alloc(t, kind, n + 1);
+    uint32_t to = alloc_block(t, kind, n + 1);
     if (to == UINT32_MAX) return false;
     if (n) {
         block_move(t, kind, to, *at, rank);
         block_move(t, kind, to + rank + 1, *at + rank, n - rank);
-        block_free(t, kind, *at, n);
+        free_block(t, kind, *at, n);
     }
     *at = to;
     return true;
@@ -256,11 +229,11 @@ static bool remove_entry(vxr_octree *t, int kind, uint32_t *at, uint32_t n, uint
         block_move(t, kind, *at + rank, *at + rank + 1, n - 1 - rank);
         return true;
     }
-    uint32_t to = block_alloc(t, kind, n - 1);
+    uint32_t to = alloc_block(t, kind, n - 1);
     if (to == UINT32_MAX) return false;
     block_move(t, kind, to, *at, rank);
     block_move(t, kind, to + rank, *at + rank + 1, n - 1 - rank);
-    block_free(t, kind, *at, n);
+    free_block(t, kind, *at, n);
     *at = to;
     return true;
 }
@@ -281,7 +254,7 @@ static bool copy_subtree(vxr_octree *t, const vxr_octree *src, uint32_t from, ui
     const vxr_node *n = &src->nodes[from];
     if (level == VXR_BRICK_LEVEL) {
         uint64_t bits = brick_bits(n);
-        uint32_t cnt = (uint32_t)vxr_popcount64(bits), at = alloc_attrs(t, cnt);
+        uint32_t cnt = (uint32_t)vxr_popcount64(bits), at = alloc_block(t, 1, cnt);
         if (at == UINT32_MAX) return false;
         memcpy(t->attrs + (size_t)at * t->attr_size,
                src->attrs + (size_t)vxr_octree_brick_base(src, from) * src->attr_size,
@@ -290,7 +263,7 @@ static bool copy_subtree(vxr_octree *t, const vxr_octree *src, uint32_t from, ui
         t->brick_attr[to] = at;
         return true;
     }
-    uint32_t cnt = (uint32_t)vxr_popcount32(n->a), block = alloc_nodes(t, cnt);
+    uint32_t cnt = (uint32_t)vxr_popcount32(n->a), block = alloc_block(t, 0, cnt);
     if (block == UINT32_MAX) return false;
     t->nodes[to] = (vxr_node){n->a, block};
     t->brick_attr[to] = 0;
@@ -314,7 +287,7 @@ static vxr_result relayout(const vxr_octree *src, vxr_octree *dest) {
     dest->live->bounds_loose = src->live && src->live->bounds_loose;
     if (src->node_count == 0) return VXR_OK;
     if (!grow_nodes(dest, src->node_count + 1) || !grow_attrs(dest, src->voxel_count + 1) ||
-        alloc_nodes(dest, 1) != 0 || !copy_subtree(dest, src, 0, 0, src->depth)) {
+        alloc_block(dest, 0, 1) != 0 || !copy_subtree(dest, src, 0, 0, src->depth)) {
         vxr_octree_free(dest);
         return VXR_ERROR_MEMORY;
     }
@@ -370,22 +343,22 @@ static bool grow_once(vxr_octree *t) {
     const int32_t s = (int32_t)(1u << d);
     vxr_node root = t->nodes[0];
     if (centred(t)) {
-        uint32_t cnt = (uint32_t)vxr_popcount32(root.a), block = alloc_nodes(t, cnt);
+        uint32_t cnt = (uint32_t)vxr_popcount32(root.a), block = alloc_block(t, 0, cnt);
         if (block == UINT32_MAX) return false;
         for (uint32_t o = 0, i = 0; o < 8; o++) {
             if (!(root.a & (1u << o))) continue;
-            uint32_t one = alloc_nodes(t, 1);
+            uint32_t one = alloc_block(t, 0, 1);
             if (one == UINT32_MAX) return false;
             move_slots(t, one, root.b + i, 1);
             put_node(t, block + i, (vxr_node){1u << (o ^ 7u), one});
             put_battr(t, block + i, 0);
             i++;
         }
-        free_nodes(t, root.b, cnt);
+        free_block(t, 0, root.b, cnt);
         put_node(t, 0, (vxr_node){root.a, block});
         for (int k = 0; k < 3; k++) t->origin[k] = -s;
     } else {
-        uint32_t one = alloc_nodes(t, 1), o = 0;
+        uint32_t one = alloc_block(t, 0, 1), o = 0;
         if (one == UINT32_MAX) return false;
         move_slots(t, one, 0, 1);
         bool to_centre = true;
@@ -435,7 +408,7 @@ static bool new_root(vxr_octree *t, const int32_t c[3]) {
     uint32_t d = vxr_bitlen64(any) + 1;
     if (d < MIN_LIVE_DEPTH) d = MIN_LIVE_DEPTH;
     t->node_count = 0;
-    if (alloc_nodes(t, 1) != 0) return false;
+    if (alloc_block(t, 0, 1) != 0) return false;
     t->depth = d;
     for (int k = 0; k < 3; k++) t->origin[k] = -(int32_t)(1u << (d - 1));
     put_node(t, 0, (vxr_node){0, 0});
@@ -555,7 +528,7 @@ vxr_result vxr_octree_clear_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z
     }
     /* the brick empties: it leaves its parent, and every ancestor left
      * without children leaves its own */
-    free_attrs(t, base, 1);
+    free_block(t, 1, base, 1);
     t->brick_count--;
     for (level = VXR_BRICK_LEVEL + 1; level <= t->depth; level++) {
         uint32_t p = path[level];
@@ -568,7 +541,7 @@ vxr_result vxr_octree_clear_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z
             put_node(t, p, (vxr_node){n.a & ~(1u << o), block});
             return VXR_OK;
         }
-        free_nodes(t, block, 1);
+        free_block(t, 0, block, 1);
         if (p == 0) { /* the root is empty: so is the tree */
             clear_all(t);
             return VXR_OK;

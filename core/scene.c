@@ -262,14 +262,8 @@ void vxr_scene_destroy(vxr_scene *s) {
     if (!s) return;
     if (s->models)
         for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
-    free(s->models);
-    free(s->instances);
-    free(s->model_version);
-    free(s->instance_version);
-    free(s->instance_moved);
-    free(s->model_added);
-    free(s->journal);
-    free(s);
+    VXR_FREE(s->models, s->instances, s->model_version, s->instance_version, s->instance_moved,
+             s->model_added, s->journal, s);
 }
 
 void vxr_instance_world_bounds(const vxr_scene *s, uint32_t index, float dest_min[3],

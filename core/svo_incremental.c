@@ -27,28 +27,27 @@ typedef struct builder {
     uint32_t h;           /* half-extent: the root covers [-h, h)^3 */
 } builder;
 
-static uint32_t new_inner(builder *b) {
-    if (b->n_inner == b->cap_inner) {
-        size_t cap = b->cap_inner ? b->cap_inner * 2 : 1024;
-        inner *p = realloc(b->inners, cap * sizeof *p);
-        if (!p || cap > UINT32_MAX) return 0;
-        b->inners = p;
-        b->cap_inner = cap;
+/* A zeroed entry of elem bytes at the end of *arr (its count *n and
+ * capacity *cap, doubling); 0 when out of memory (index 0 is the first
+ * entry each array makes, never asked for again). */
+static uint32_t new_entry(void **arr, size_t *n, size_t *cap, size_t elem) {
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 1024;
+        void *p = c > UINT32_MAX ? NULL : realloc(*arr, c * elem);
+        if (!p) return 0;
+        *arr = p;
+        *cap = c;
     }
-    memset(&b->inners[b->n_inner], 0, sizeof(inner));
-    return (uint32_t)b->n_inner++;
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (uint32_t)(*n)++;
+}
+
+static uint32_t new_inner(builder *b) {
+    return new_entry((void **)&b->inners, &b->n_inner, &b->cap_inner, sizeof(inner));
 }
 
 static uint32_t new_leaf(builder *b) {
-    if (b->n_leaf == b->cap_leaf) {
-        size_t cap = b->cap_leaf ? b->cap_leaf * 2 : 1024;
-        leaf *p = realloc(b->leaves, cap * sizeof *p);
-        if (!p || cap > UINT32_MAX) return 0;
-        b->leaves = p;
-        b->cap_leaf = cap;
-    }
-    memset(&b->leaves[b->n_leaf], 0, sizeof(leaf));
-    return (uint32_t)b->n_leaf++;
+    return new_entry((void **)&b->leaves, &b->n_leaf, &b->cap_leaf, sizeof(leaf));
 }
 
 /* Doubles h: old child o of the root lies in the new child o, in its

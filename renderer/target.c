@@ -48,37 +48,18 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
         {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE},
         {t->depth.buffer, 0, VK_WHOLE_SIZE},
         {t->beam.buffer, 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[VXR_TARGET_BINDINGS] = {
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-         .dstSet = t->set,
-         .dstBinding = VXR_BIND_IMAGE,
-         .descriptorCount = 1,
-         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-         .pImageInfo = &ii},
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-         .dstSet = t->set,
-         .dstBinding = VXR_BIND_PICKS,
-         .descriptorCount = 1,
-         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[0]},
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-         .dstSet = t->set,
-         .dstBinding = VXR_BIND_RAYS,
-         .descriptorCount = 1,
-         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[1]},
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-         .dstSet = t->set,
-         .dstBinding = VXR_BIND_DEPTH,
-         .descriptorCount = 1,
-         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[2]},
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-         .dstSet = t->set,
-         .dstBinding = VXR_BIND_BEAM,
-         .descriptorCount = 1,
-         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         .pBufferInfo = &bi[3]}};
+    static const uint32_t binding[4] = {VXR_BIND_PICKS, VXR_BIND_RAYS, VXR_BIND_DEPTH,
+                                        VXR_BIND_BEAM};
+    VkWriteDescriptorSet w[VXR_TARGET_BINDINGS];
+    for (int k = 0; k < VXR_TARGET_BINDINGS; k++)
+        w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = t->set,
+                                      .dstBinding = k ? binding[k - 1] : VXR_BIND_IMAGE,
+                                      .descriptorCount = 1,
+                                      .descriptorType = k ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                          : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                      .pImageInfo = k ? NULL : &ii,
+                                      .pBufferInfo = k ? &bi[k - 1] : NULL};
     c->vk.vkUpdateDescriptorSets(c->device, VXR_TARGET_BINDINGS, w, 0, NULL);
     return VXR_OK;
 }

@@ -46,42 +46,28 @@ SCENE(VXR_BIND_ATTRS + 7) attrs7;
 
 #define FETCH(tb, i) texelFetch(tb, int(i))
 
-uvec2 node_at(uint i) {
-    if (NODE_CHUNKS == 1u) return FETCH(nodes0, i).xy;
-    uint c = i >> NODE_SHIFT, j = i & ((1u << NODE_SHIFT) - 1u);
-    if (c == 0u) return FETCH(nodes0, j).xy;
-    if (c == 1u) return FETCH(nodes1, j).xy;
-    if (c == 2u) return FETCH(nodes2, j).xy;
-    return FETCH(nodes3, j).xy;
-}
+/* Element i of a section split over four chunk bindings of 2^SHIFT
+ * elements each (one binding when CHUNKS is 1). */
+#define CHUNKED4(T, fn, CHUNKS, SHIFT, b0, b1, b2, b3, sw)                                        \
+    T fn(uint i) {                                                                                 \
+        if (CHUNKS == 1u) return FETCH(b0, i).sw;                                                  \
+        uint c = i >> SHIFT, j = i & ((1u << SHIFT) - 1u);                                         \
+        if (c == 0u) return FETCH(b0, j).sw;                                                       \
+        if (c == 1u) return FETCH(b1, j).sw;                                                       \
+        if (c == 2u) return FETCH(b2, j).sw;                                                       \
+        return FETCH(b3, j).sw;                                                                    \
+    }
+CHUNKED4(uvec2, node_at, NODE_CHUNKS, NODE_SHIFT, nodes0, nodes1, nodes2, nodes3, xy)
+CHUNKED4(uint, battr_at, BATTR_CHUNKS, BATTR_SHIFT, battr0, battr1, battr2, battr3, x)
 
-uint battr_at(uint i) {
-    if (BATTR_CHUNKS == 1u) return FETCH(battr0, i).x;
-    uint c = i >> BATTR_SHIFT, j = i & ((1u << BATTR_SHIFT) - 1u);
-    if (c == 0u) return FETCH(battr0, j).x;
-    if (c == 1u) return FETCH(battr1, j).x;
-    if (c == 2u) return FETCH(battr2, j).x;
-    return FETCH(battr3, j).x;
-}
-
+/* Attribute words: up to eight chunks. */
+#define ATTR_CHUNK(k, b) case k: return FETCH(b, j).x;
 uint attr_word(uint i) {
     if (ATTR_CHUNKS == 1u) return FETCH(attrs0, i).x;
     uint c = i >> ATTR_SHIFT, j = i & ((1u << ATTR_SHIFT) - 1u);
     switch (c) {
-    case 0u:
-        return FETCH(attrs0, j).x;
-    case 1u:
-        return FETCH(attrs1, j).x;
-    case 2u:
-        return FETCH(attrs2, j).x;
-    case 3u:
-        return FETCH(attrs3, j).x;
-    case 4u:
-        return FETCH(attrs4, j).x;
-    case 5u:
-        return FETCH(attrs5, j).x;
-    case 6u:
-        return FETCH(attrs6, j).x;
+    ATTR_CHUNK(0u, attrs0) ATTR_CHUNK(1u, attrs1) ATTR_CHUNK(2u, attrs2) ATTR_CHUNK(3u, attrs3)
+    ATTR_CHUNK(4u, attrs4) ATTR_CHUNK(5u, attrs5) ATTR_CHUNK(6u, attrs6)
     }
     return FETCH(attrs7, j).x;
 }

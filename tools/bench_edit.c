@@ -31,10 +31,7 @@ typedef struct bench {
 } bench;
 
 static uint32_t rnd(bench *b) {
-    b->state ^= b->state << 13;
-    b->state ^= b->state >> 7;
-    b->state ^= b->state << 17;
-    return (uint32_t)(b->state >> 16);
+    return cli_xorshift(&b->state);
 }
 
 /* Submits and waits, reads the two timestamps (when ts is not NULL) and
@@ -226,41 +223,15 @@ static vxr_result render_after(bench *b, uint32_t edits, uint32_t w, uint32_t h,
 #define MAX_RUNS    1000000 /* --runs and --edits */
 #define MAX_EDIT_WH 8192    /* --size, each side */
 
-/* The options; false after a usage message. */
-static bool parse(int argc, char **argv, const char **path, bool *json, uint32_t *runs,
-                  uint32_t *edits, uint32_t *w, uint32_t *h) {
-    *path = NULL;
-    *json = false;
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--json")) {
-            *json = true;
-        } else if ((!strcmp(o, "--runs") || !strcmp(o, "--edits")) && i + 1 < argc) {
-            uint64_t v;
-            if (!cli_uint_option("bench edit", o, argv[++i], 1, MAX_RUNS, &v)) return false;
-            *(o[2] == 'r' ? runs : edits) = (uint32_t)v;
-        } else if (!strcmp(o, "--size") && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (!cli_parse_pair(v, "xX", w, h) || *w < 1 || *h < 1 || *w > MAX_EDIT_WH ||
-                *h > MAX_EDIT_WH)
-                return cli_usage("bench edit: --size takes WxH (1..%d each), not '%s'", MAX_EDIT_WH,
-                                 CLI_SHOWN(v)),
-                       false;
-        } else if (o[0] != '-' && !*path) {
-            *path = o;
-        } else {
-            return cli_usage(USAGE), false;
-        }
-    }
-    if (!*path) return cli_usage(USAGE), false;
-    return true;
-}
-
 int cmd_bench_edit(int argc, char **argv) {
     const char *path;
     bool json;
     uint32_t runs = 30, edits = 10000, w = 512, h = 384;
-    if (!parse(argc, argv, &path, &json, &runs, &edits, &w, &h)) return EXIT_USAGE;
+    const cli_count counts[] = {{"--runs", 1, MAX_RUNS, &runs, NULL},
+                                {"--edits", 1, MAX_RUNS, &edits, NULL},
+                                {"--size", 1, MAX_EDIT_WH, &w, &h}};
+    if (!cli_scene_counts("bench edit", USAGE, argc, argv, counts, 3, &path, &json))
+        return EXIT_USAGE;
     bench b = {.state = 0x9e3779b97f4a7c15ull};
     vxr_result r = vxr_scene_load(path, &b.s, &b.err);
     if (r != VXR_OK) return cli_fail(path, r, &b.err);

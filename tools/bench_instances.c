@@ -34,10 +34,7 @@ typedef struct bench {
 } bench;
 
 static uint32_t rnd(bench *b) {
-    b->state ^= b->state << 13;
-    b->state ^= b->state >> 7;
-    b->state ^= b->state << 17;
-    return (uint32_t)(b->state >> 16);
+    return cli_xorshift(&b->state);
 }
 
 /* Records vxr_renderer_update into a fresh command buffer; submits and
@@ -151,34 +148,14 @@ static vxr_result full_update(bench *b, double *ms) {
 
 #define USAGE "bench instances: SCENE [--moves N] [--runs N] [--json]"
 
-/* The options; false after a usage message. */
-static bool parse(int argc, char **argv, const char **path, bool *json, uint32_t *moves,
-                  uint32_t *runs) {
-    *path = NULL;
-    *json = false;
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--json")) {
-            *json = true;
-        } else if ((!strcmp(o, "--moves") || !strcmp(o, "--runs")) && i + 1 < argc) {
-            uint64_t x;
-            if (!cli_uint_option("bench instances", o, argv[++i], 1, 1000000, &x)) return false;
-            *(o[2] == 'm' ? moves : runs) = (uint32_t)x;
-        } else if (o[0] != '-' && !*path) {
-            *path = o;
-        } else {
-            return cli_usage(USAGE), false;
-        }
-    }
-    if (!*path) return cli_usage(USAGE), false;
-    return true;
-}
-
 int cmd_bench_instances(int argc, char **argv) {
     const char *path;
     bool json;
     uint32_t moves = 0, runs = 30;
-    if (!parse(argc, argv, &path, &json, &moves, &runs)) return EXIT_USAGE;
+    const cli_count counts[] = {{"--moves", 1, 1000000, &moves, NULL},
+                                {"--runs", 1, 1000000, &runs, NULL}};
+    if (!cli_scene_counts("bench instances", USAGE, argc, argv, counts, 2, &path, &json))
+        return EXIT_USAGE;
     bench b = {.state = 0x9e3779b97f4a7c15ull};
     vxr_result r = vxr_scene_load(path, &b.s, &b.err);
     if (r != VXR_OK) return cli_fail(path, r, &b.err);

@@ -50,24 +50,11 @@ int cmd_bench_pick(int argc, char **argv) {
             return cli_usage("bench pick: more than one SCENE");
     }
     if (!path) return cli_usage("bench pick: expected SCENE [--rays FILE] [--json]");
-    size_t n = 0;
-    vxr_ray *rays = NULL;
-    if (rays_path) {
-        int status = cli_read_rays(rays_path, &rays, &n);
-        if (status != EXIT_OK) return status;
-        if (!n) {
-            free(rays);
-            fprintf(stderr, "vxr: %s: no rays\n", rays_path);
-            return EXIT_INPUT;
-        }
-    }
+    size_t n;
+    vxr_ray *rays;
     vxr_scene *scene;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, &scene, &err);
-    if (r != VXR_OK) {
-        free(rays);
-        return cli_fail(path, r, &err);
-    }
+    int status = cli_rays_and_scene(rays_path, true, path, &rays, &n, &scene);
+    if (status != EXIT_OK) return status;
     const uint32_t w = WIDTH, h = HEIGHT;
     if (!rays_path) rays = orbit_rays(scene, w, h, &n);
     vxr_picker *picker = NULL;

@@ -151,23 +151,18 @@ int cmd_edit(int argc, char **argv) {
             "edit: expected SCENE --ops FILE --out OUT [--max-cells N] [--journal BYTES] [--json]");
     if (!strcmp(path, "-") && !strcmp(ops_path, "-"))
         return cli_usage("edit: SCENE and --ops cannot both be standard input ('-')");
-    const vxr_format *format = vxr_format_for_output(out_path);
-    if (!format) {
-        char list[128];
-        vxr_format_output_list(list, sizeof list);
-        return cli_usage("edit: OUT must end in %s ('%s')", list, out_path);
-    }
+    const vxr_format *format;
     vxr_scene *scene;
+    int status = cli_output_and_scene("edit", out_path, path, &format, &scene);
+    if (status != EXIT_OK) return status;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, &scene, &err);
-    if (r != VXR_OK) return cli_fail(path, r, &err);
     edit_script s;
     tally t = {0};
     vxr_editor *editor = NULL;
     size_t size = 0;
     double seconds = 0;
-    r = vxr_editor_create(scene, journal, &editor, &err);
-    int status = r == VXR_OK ? edit_script_open(&s, ops_path, scene) : cli_fail(path, r, &err);
+    vxr_result r = vxr_editor_create(scene, journal, &editor, &err);
+    status = r == VXR_OK ? edit_script_open(&s, ops_path, scene) : cli_fail(path, r, &err);
     if (status == EXIT_OK) {
         vxr_editor_set_overflow(editor, VXR_JOURNAL_FORGET);
         double t0 = cli_now();

@@ -81,15 +81,11 @@ int cmd_pick(int argc, char **argv) {
     if (validate && !use_gpu) return cli_usage("pick: --validate goes with --gpu");
     vxr_ray *rays;
     size_t n;
-    int status = cli_read_rays(rays_path, &rays, &n);
-    if (status != EXIT_OK) return status;
     vxr_scene *scene;
+    int status = cli_rays_and_scene(rays_path, false, path, &rays, &n, &scene);
+    if (status != EXIT_OK) return status;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, &scene, &err);
-    if (r != VXR_OK) {
-        free(rays);
-        return cli_fail(path, r, &err);
-    }
+    vxr_result r = VXR_OK;
     vxr_picker *picker = NULL;
     gpu_picker g = {.capacity = n < BATCH_RAYS ? (uint32_t)(n ? n : 1) : BATCH_RAYS};
     if (use_gpu) {

@@ -73,15 +73,18 @@ void die(const char *fmt, ...) {
 void barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
              VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
              VkAccessFlags dst, VkImageLayout from, VkImageLayout to) {
-    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                              .srcAccessMask = src,
-                              .dstAccessMask = dst,
-                              .oldLayout = from,
-                              .newLayout = to,
-                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                              .image = image,
-                              .subresourceRange = {aspect, 0, 1, 0, 1}};
+    /* members in order: type, next, accesses, layouts, queue families (none
+     * transferred), the image's one level and layer */
+    VkImageMemoryBarrier b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                              NULL,
+                              src,
+                              dst,
+                              from,
+                              to,
+                              VK_QUEUE_FAMILY_IGNORED,
+                              VK_QUEUE_FAMILY_IGNORED,
+                              image,
+                              {aspect, 0, 1, 0, 1}};
     vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 

@@ -33,24 +33,52 @@ bool cli_parse_grid(const char *s, uint32_t *grid) {
     return true;
 }
 
-bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json) {
+/* Takes count option o's value v; false (printed) when out of range. */
+static bool take_count(const char *cmd, const cli_count *o, const char *v) {
+    uint64_t x;
+    if (!o->dest2) {
+        if (!cli_uint_option(cmd, o->name, v, o->lo, o->hi, &x)) return false;
+        *o->dest = (uint32_t)x;
+        return true;
+    }
+    uint32_t a, b;
+    if (cli_parse_pair(v, "xX", &a, &b) && a >= o->lo && b >= o->lo && a <= o->hi && b <= o->hi) {
+        *o->dest = a;
+        *o->dest2 = b;
+        return true;
+    }
+    cli_usage("%s: %s takes WxH (%llu..%llu each), not '%s'", cmd, o->name,
+              (unsigned long long)o->lo, (unsigned long long)o->hi, CLI_SHOWN(v));
+    return false;
+}
+
+bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
+                      const cli_count *opts, size_t n, const char **path, bool *json) {
     *path = NULL;
     *json = false;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
+        const char *a = argv[i];
+        size_t k = 0;
+        while (k < n && strcmp(a, opts[k].name)) k++;
+        if (!strcmp(a, "--json")) {
             *json = true;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_usage("%s: unknown option '%s'", cmd, CLI_SHOWN(argv[i]));
-            return false;
+        } else if (k < n && i + 1 < argc) {
+            if (!take_count(cmd, &opts[k], argv[++i])) return false;
+        } else if (a[0] == '-' && a[1]) {
+            if (usage) return cli_usage("%s", usage), false;
+            return cli_usage("%s: unknown option '%s'", cmd, CLI_SHOWN(a)), false;
         } else if (!*path) {
-            *path = argv[i];
+            *path = a;
         } else {
-            cli_usage("%s: more than one SCENE", cmd);
-            return false;
+            return cli_usage("%s: more than one SCENE", cmd), false;
         }
     }
-    if (!*path) cli_usage("%s: missing SCENE", cmd);
+    if (!*path) usage ? cli_usage("%s", usage) : cli_usage("%s: missing SCENE", cmd);
     return *path != NULL;
+}
+
+bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json) {
+    return cli_scene_counts(cmd, NULL, argc, argv, NULL, 0, path, json);
 }
 
 void cli_view_args_init(cli_view_args *a, uint32_t width, uint32_t height) {
@@ -90,16 +118,11 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     bool ok = true;
     switch (which) {
     case 0:
-        ok = a->have_eye = cli_parse_vec3(v, a->cam.eye);
-        if (!ok)
-            return cli_usage("%s: --eye takes X,Y,Z, finite decimal numbers, not '%s'", cmd,
-                             CLI_SHOWN(v)),
-                   -1;
-        break;
     case 1:
-        ok = a->have_target = cli_parse_vec3(v, a->cam.target);
+        ok = *(which ? &a->have_target : &a->have_eye) =
+            cli_parse_vec3(v, which ? a->cam.target : a->cam.eye);
         if (!ok)
-            return cli_usage("%s: --target takes X,Y,Z, finite decimal numbers, not '%s'", cmd,
+            return cli_usage("%s: %s takes X,Y,Z, finite decimal numbers, not '%s'", cmd, o,
                              CLI_SHOWN(v)),
                    -1;
         break;

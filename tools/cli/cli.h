@@ -92,6 +92,14 @@ const char *cli_format_float(float v, char dest[CLI_NUMBER_CHARS]);
 const char *cli_shown(const char *s, char dest[CLI_SHOWN_SIZE]);
 #define CLI_SHOWN(s) cli_shown((s), (char[CLI_SHOWN_SIZE]){0})
 
+/* The benches' random numbers: xorshift64 (Marsaglia 2003), the high bits. */
+static inline uint32_t cli_xorshift(uint64_t *state) {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (uint32_t)(*state >> 16);
+}
+
 /* ---- arguments ---- */
 
 /* "X,Y,Z" of three reals of cli_parse_float's form (finite floats), and
@@ -105,6 +113,17 @@ bool cli_parse_grid(const char *s, uint32_t *grid);
 /* "SCENE [--json]" (in any order) for command cmd; on a usage error prints
  * it and returns false. */
 bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json);
+/* An option of a command that takes a count N within lo..hi (*dest), or
+ * with dest2 a pair WxH, each within lo..hi (*dest, *dest2). */
+typedef struct cli_count {
+    const char *name; /* "--runs" */
+    uint64_t lo, hi;
+    uint32_t *dest, *dest2;
+} cli_count;
+/* cli_scene_args with the count options opts[n] too (usage: the command's
+ * usage line, printed for an unknown option or a missing SCENE). */
+bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
+                      const cli_count *opts, size_t n, const char **path, bool *json);
 
 /* The options of the commands that look at a scene (render, bench render,
  * pickcheck, view): SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG]
@@ -176,6 +195,13 @@ bool cli_same_file(const char *a, const char *b);
  * Else prints "vxr: PATH: OPTION names the same file as OPTION" (one line)
  * and returns EXIT_USAGE, before anything is written; EXIT_OK otherwise. */
 int cli_distinct_outputs(int n, const char *const options[], const char *const paths[]);
+/* The format an output's name asks for (vxr_format_for_output); NULL after
+ * "CMD: OUT must end in .vox, ... ('NAME')" on stderr when none. */
+const vxr_format *cli_output_format(const char *cmd, const char *path);
+/* cli_output_format of out, then the scene of path: EXIT_OK, or the
+ * failure printed and its exit status with nothing kept. */
+int cli_output_and_scene(const char *cmd, const char *out, const char *path,
+                         const vxr_format **format, vxr_scene **scene);
 /* Saves scene to path in format (of vxr_format_for_output), whole or not
  * at all: streamed in bounded memory when the format can (save_file: .vl32),
  * else through its buffer and vxr_write_file. *size (may be NULL) receives the bytes written. */
@@ -195,6 +221,11 @@ int cli_read_floats(const char *path, int per_line, const char *names, float **d
 
 /* cli_read_floats of "ox oy oz dx dy dz" lines into rays (malloc'd). */
 int cli_read_rays(const char *path, vxr_ray **rays, size_t *count);
+/* The rays of rays_path (none when NULL; with `nonempty` a file of no ray
+ * is refused), then the scene of path: EXIT_OK, or the failure printed
+ * and its exit status with nothing kept. */
+int cli_rays_and_scene(const char *rays_path, bool nonempty, const char *path, vxr_ray **rays,
+                       size_t *count, vxr_scene **scene);
 
 /* The one reader of text lines (tools/cli/lines.c): rays, spheres, points
  * (cli_read_floats), edit scripts and the viewer's scripts. Lines may be

@@ -84,3 +84,21 @@ int cli_distinct_outputs(int n, const char *const options[], const char *const p
     }
     return EXIT_OK;
 }
+
+const vxr_format *cli_output_format(const char *cmd, const char *path) {
+    const vxr_format *format = vxr_format_for_output(path);
+    if (!format) {
+        char list[128];
+        vxr_format_output_list(list, sizeof list);
+        cli_usage("%s: OUT must end in %s ('%s')", cmd, list, path);
+    }
+    return format;
+}
+
+int cli_output_and_scene(const char *cmd, const char *out, const char *path,
+                         const vxr_format **format, vxr_scene **scene) {
+    if (!(*format = cli_output_format(cmd, out))) return EXIT_USAGE;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(path, scene, &err);
+    return r == VXR_OK ? EXIT_OK : cli_fail(path, r, &err);
+}

@@ -225,3 +225,24 @@ int cli_read_rays(const char *path, vxr_ray **rays, size_t *count) {
     *rays = (vxr_ray *)v; /* six packed floats, the layout of vxr_ray */
     return status;
 }
+
+int cli_rays_and_scene(const char *rays_path, bool nonempty, const char *path, vxr_ray **rays,
+                       size_t *count, vxr_scene **scene) {
+    *rays = NULL;
+    *count = 0;
+    if (rays_path) {
+        int status = cli_read_rays(rays_path, rays, count);
+        if (status != EXIT_OK) return status;
+        if (nonempty && !*count) {
+            free(*rays);
+            fprintf(stderr, "vxr: %s: no rays\n", rays_path);
+            return EXIT_INPUT;
+        }
+    }
+    vxr_error err = {{0}};
+    vxr_result r = vxr_scene_load(path, scene, &err);
+    if (r == VXR_OK) return EXIT_OK;
+    free(*rays);
+    *rays = NULL;
+    return cli_fail(path, r, &err);
+}
