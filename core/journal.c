@@ -36,30 +36,39 @@ bool vxr_journal_read(const vxr_scene *s, uint64_t *cursor, const vxr_change **d
     return true;
 }
 
+/* Room for n more entries (n < the limit's half): the older half is
+ * forgotten when full; false when out of memory, after which the journal
+ * starts afresh past what it lost, so every reader resyncs. */
+static bool room(vxr_scene *s, uint32_t n) {
+    uint64_t need = (uint64_t)s->journal_count + n, limit = journal_limit(s);
+    if (need <= s->journal_capacity) return true;
+    if (need > limit) { /* full: forget the older half, or more */
+        uint32_t drop = s->journal_count - s->journal_count / 2;
+        if (s->journal_count - drop + (uint64_t)n > limit) drop = s->journal_count;
+        memmove(s->journal, s->journal + drop,
+                (size_t)(s->journal_count - drop) * sizeof *s->journal);
+        s->journal_count -= drop;
+        s->journal_from += drop;
+        need = (uint64_t)s->journal_count + n;
+        if (need <= s->journal_capacity) return true;
+    }
+    uint64_t cap = s->journal_capacity ? 2 * (uint64_t)s->journal_capacity : 256;
+    if (cap < need) cap = need;
+    if (cap > limit) cap = limit;
+    void *p = realloc(s->journal, cap * sizeof *s->journal);
+    if (!p) {
+        s->journal_from += s->journal_count + n;
+        s->journal_count = 0;
+        return false;
+    }
+    s->journal = p;
+    s->journal_capacity = (uint32_t)cap;
+    return true;
+}
+
 void vxr_journal_note(vxr_scene *s, vxr_change_kind kind, uint32_t id, uint32_t start,
                       uint32_t count) {
-    if (s->journal_count == s->journal_capacity) {
-        uint64_t limit = journal_limit(s);
-        if (s->journal_capacity >= limit) { /* full: forget the older half */
-            uint32_t drop = s->journal_count - s->journal_count / 2;
-            memmove(s->journal, s->journal + drop,
-                    (size_t)(s->journal_count - drop) * sizeof *s->journal);
-            s->journal_count -= drop;
-            s->journal_from += drop;
-        } else {
-            uint64_t cap = s->journal_capacity ? 2 * (uint64_t)s->journal_capacity : 256;
-            if (cap > limit) cap = limit;
-            void *p = realloc(s->journal, cap * sizeof *s->journal);
-            if (!p) { /* every reader resyncs: what came before is lost */
-                s->journal_from += s->journal_count + 1;
-                s->journal_count = 0;
-                return;
-            }
-            s->journal = p;
-            s->journal_capacity = (uint32_t)cap;
-        }
-    }
-    s->journal[s->journal_count++] = (vxr_change){kind, id, start, count};
+    if (room(s, 1)) s->journal[s->journal_count++] = (vxr_change){kind, id, start, count};
 }
 
 void vxr_journal_model(vxr_scene *s, uint32_t id) {
@@ -69,12 +78,14 @@ void vxr_journal_model(vxr_scene *s, uint32_t id) {
     uint64_t spans = (uint64_t)ch.node_spans + ch.attr_spans;
     if (ch.all || spans > journal_limit(s) / 4) { /* a whole upload costs less to list */
         vxr_journal_note(s, VXR_CHANGE_MODEL_ALL, id, 0, 0);
-    } else {
-        vxr_journal_note(s, VXR_CHANGE_MODEL, id, 0, 0);
+    } else if (room(s, 1 + (uint32_t)spans)) {
+        vxr_change *c = s->journal + s->journal_count;
+        *c++ = (vxr_change){VXR_CHANGE_MODEL, id, 0, 0};
         for (uint32_t i = 0; i < ch.node_spans; i++)
-            vxr_journal_note(s, VXR_CHANGE_NODES, id, ch.nodes[i].start, ch.nodes[i].count);
+            *c++ = (vxr_change){VXR_CHANGE_NODES, id, ch.nodes[i].start, ch.nodes[i].count};
         for (uint32_t i = 0; i < ch.attr_spans; i++)
-            vxr_journal_note(s, VXR_CHANGE_ATTRS, id, ch.attrs[i].start, ch.attrs[i].count);
+            *c++ = (vxr_change){VXR_CHANGE_ATTRS, id, ch.attrs[i].start, ch.attrs[i].count};
+        s->journal_count += 1 + (uint32_t)spans;
     }
     vxr_octree_changes_taken(t);
 }

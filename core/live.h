@@ -13,6 +13,7 @@ enum {
     MIN_LIVE_DEPTH = 3, /* a root with bricks below: growth never splits a brick */
     FIRST_SLOTS = 64,
     SPAN_LIMIT = 1 << 16, /* changed spans a kind lists between takes (core/live.c) */
+    RECENT_SPANS = 8,     /* the spans a new one is checked against */
 };
 
 typedef struct stack {

@@ -207,6 +207,23 @@ typedef struct vxr_ring {
     uint32_t mark_first, mark_count, mark_cap;
 } vxr_ring;
 
+/* A model's span from the journal. */
+typedef struct model_span {
+    uint32_t model, start, count;
+} model_span;
+
+enum { MARK_SPANS = 1, MARK_ALL = 2 };
+
+/* What the scene's journal says changed since the last update. */
+typedef struct followed {
+    bool resync;       /* the journal cannot tell: compare versions */
+    uint8_t *mark;     /* per model: MARK_SPANS, MARK_ALL or 0 */
+    uint32_t *ids;     /* instances listed (repeats possible) */
+    model_span *sp[2]; /* node and attribute spans, sorted by model and start, merged */
+    uint32_t n_ids, n_sp[2];
+    size_t cap_mark, cap_ids, cap_sp[2]; /* kept from update to update */
+} followed;
+
 struct vxr_renderer {
     vxr_context *ctx;
     const vxr_scene *scene;              /* the one updates take */
@@ -232,6 +249,7 @@ struct vxr_renderer {
     uint32_t model_cap, instance_cap;     /* records the table buffers hold */
     uint64_t cursor;                      /* the scene's journal (vxr/journal.h), read up to here */
     uint64_t version;    /* the scene version the buffers hold (vxr_renderer_version) */
+    followed follow;     /* what the last read of the journal found (renderer/update.c) */
     struct vxr_bvh *bvh; /* the hierarchy as uploaded, which updates refit; NULL: none kept */
     vxr_ring ring;
     uint64_t serial;    /* of the last update that recorded work */

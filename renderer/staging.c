@@ -51,6 +51,10 @@ void vxr_renderer_complete(vxr_renderer *r, uint64_t serial) {
 }
 
 void vxr_renderer_update_free(vxr_renderer *r) {
+    free(r->follow.mark);
+    free(r->follow.ids);
+    free(r->follow.sp[0]);
+    free(r->follow.sp[1]);
     if (r->bvh) vxr_bvh_free(r->bvh);
     free(r->bvh);
     for (uint32_t i = 0; i < r->retired_count; i++) destroy_retired(r->ctx, &r->retired[i]);

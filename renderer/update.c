@@ -42,12 +42,15 @@ static int cmp_model_span(const void *a, const void *b) {
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Sorts spans by model and start and joins those that touch. */
+/* Sorts spans by model and start (unless they are already: one edit's
+ * are) and joins those that touch. */
 static uint32_t merge_spans(model_span *sp, uint32_t n) {
     if (n < 2) return n;
-    qsort(sp, n, sizeof *sp, cmp_model_span);
+    uint32_t i = 1;
+    while (i < n && cmp_model_span(&sp[i - 1], &sp[i]) <= 0) i++;
+    if (i < n) qsort(sp, n, sizeof *sp, cmp_model_span);
     uint32_t out = 0;
-    for (uint32_t i = 1; i < n; i++) {
+    for (i = 1; i < n; i++) {
         model_span *o = &sp[out];
         if (sp[i].model == o->model && sp[i].start <= o->start + o->count) {
             uint32_t end = sp[i].start + sp[i].count;
@@ -59,22 +62,36 @@ static uint32_t merge_spans(model_span *sp, uint32_t n) {
     return out + 1;
 }
 
-/* Reads the scene's journal from the renderer's cursor (vxr/journal.h). */
+/* Room for need elements of elem bytes in *p (capacity *cap); false when
+ * out of memory. */
+static bool reserve(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return true;
+    size_t c = *cap * 2 > need ? *cap * 2 : need;
+    void *q = realloc(*p, c * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* Reads the scene's journal from the renderer's cursor (vxr/journal.h)
+ * into r->follow, whose arrays stay from update to update. */
 static vxr_result follow_journal(update *u) {
     vxr_renderer *r = u->r;
     const vxr_scene *s = u->s;
-    followed *f = &u->f;
+    followed *f = u->f = &r->follow;
     const vxr_change *e;
     uint32_t n, want[3] = {0};
     f->resync = !vxr_journal_read(s, &r->cursor, &e, &n, NULL);
+    f->n_ids = f->n_sp[0] = f->n_sp[1] = 0;
     for (uint32_t j = 0; j < n; j++)
         want[e[j].kind == VXR_CHANGE_INSTANCE ? 0 : e[j].kind == VXR_CHANGE_NODES ? 1 : 2]++;
-    f->mark = calloc((size_t)s->model_count + 1, 1);
-    f->ids = malloc(((size_t)want[0] + 1) * sizeof *f->ids);
-    f->sp[0] = malloc(((size_t)want[1] + 1) * sizeof *f->sp[0]);
-    f->sp[1] = malloc(((size_t)want[2] + 1) * sizeof *f->sp[1]);
-    if (!f->mark || !f->ids || !f->sp[0] || !f->sp[1])
+    if (!reserve((void **)&f->mark, &f->cap_mark, (size_t)s->model_count + 1, 1) ||
+        !reserve((void **)&f->ids, &f->cap_ids, (size_t)want[0] + 1, sizeof *f->ids) ||
+        !reserve((void **)&f->sp[0], &f->cap_sp[0], (size_t)want[1] + 1, sizeof *f->sp[0]) ||
+        !reserve((void **)&f->sp[1], &f->cap_sp[1], (size_t)want[2] + 1, sizeof *f->sp[1]))
         return vxr_ctx_fail(r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
+    memset(f->mark, 0, (size_t)s->model_count + 1);
     for (uint32_t j = 0; j < n; j++) {
         const vxr_change *c = &e[j];
         if (c->kind == VXR_CHANGE_INSTANCE) {
@@ -95,13 +112,6 @@ static vxr_result follow_journal(update *u) {
     return VXR_OK;
 }
 
-static void followed_free(followed *f) {
-    free(f->mark);
-    free(f->ids);
-    free(f->sp[0]);
-    free(f->sp[1]);
-}
-
 /* The models that changed since the last update (the journal's, or on a
  * resync those whose version moved): their new ranges (moves within a
  * section, or a new layout of it) recorded. */
@@ -119,12 +129,12 @@ static vxr_result plan_models(update *u, todo **list, uint32_t *count, bool *hie
         const vxr_octree *m = &s->models[i];
         vxr_resident *res_i = &r->res[i];
         bool known = i < r->model_count;
-        if (known && (u->f.resync ? res_i->version == s->model_version[i] : !u->f.mark[i]))
+        if (known && (u->f->resync ? res_i->version == s->model_version[i] : !u->f->mark[i]))
             continue;
         todo *d = &t[n++];
         memset(d, 0, sizeof *d);
         d->model = i;
-        d->all = u->f.resync || u->f.mark[i] == MARK_ALL || !res_i->placed || !m->live;
+        d->all = u->f->resync || u->f->mark[i] == MARK_ALL || !res_i->placed || !m->live;
         bool empty = m->voxel_count == 0;
         if (!res_i->placed || empty != res_i->empty) *hierarchy = true;
         if (!m->live && m->node_count == 0 && m->attr_size == 0) { /* removed */
@@ -207,10 +217,10 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
 static vxr_result upload_spans(update *u, uint32_t i, const vxr_octree *m,
                                const uint64_t need[VXR_SECTIONS], uint32_t at[2]) {
     const vxr_resident *d = &u->r->res[i];
-    const model_span *sp = u->f.sp[0], *ap = u->f.sp[1];
+    const model_span *sp = u->f->sp[0], *ap = u->f->sp[1];
     vxr_result res = VXR_OK;
-    while (at[0] < u->f.n_sp[0] && sp[at[0]].model < i) at[0]++;
-    for (; at[0] < u->f.n_sp[0] && sp[at[0]].model == i && res == VXR_OK; at[0]++) {
+    while (at[0] < u->f->n_sp[0] && sp[at[0]].model < i) at[0]++;
+    for (; at[0] < u->f->n_sp[0] && sp[at[0]].model == i && res == VXR_OK; at[0]++) {
         uint64_t start = sp[at[0]].start, end = start + sp[at[0]].count;
         if (end > need[VXR_SEC_NODES]) end = need[VXR_SEC_NODES];
         if (start >= end) continue;
@@ -221,8 +231,8 @@ static vxr_result upload_spans(update *u, uint32_t i, const vxr_octree *m,
                                      m, start);
     }
     uint32_t size = m->attr_size;
-    while (at[1] < u->f.n_sp[1] && ap[at[1]].model < i) at[1]++;
-    for (; at[1] < u->f.n_sp[1] && ap[at[1]].model == i && res == VXR_OK; at[1]++) {
+    while (at[1] < u->f->n_sp[1] && ap[at[1]].model < i) at[1]++;
+    for (; at[1] < u->f->n_sp[1] && ap[at[1]].model == i && res == VXR_OK; at[1]++) {
         uint64_t w0 = (uint64_t)ap[at[1]].start * size / 4,
                  w1 = (((uint64_t)ap[at[1]].start + ap[at[1]].count) * size + 3) / 4;
         if (w1 > need[VXR_SEC_ATTRS]) w1 = need[VXR_SEC_ATTRS];
@@ -323,10 +333,10 @@ static vxr_result instances_to_check(update *u, const todo *t, uint32_t n_todo, 
                                      uint32_t **dest, uint32_t *count) {
     vxr_renderer *r = u->r;
     const vxr_scene *s = u->s;
-    uint32_t listed = u->f.n_ids, n = s->instance_count, k = 0;
+    uint32_t listed = u->f->n_ids, n = s->instance_count, k = 0;
     *dest = NULL;
     *count = 0;
-    *every = u->f.resync;
+    *every = u->f->resync;
     if (*every) return VXR_OK;
     uint32_t models = 0;
     for (uint32_t j = 0; j < n_todo; j++) models += !t[j].removed;
@@ -339,7 +349,7 @@ static vxr_result instances_to_check(update *u, const todo *t, uint32_t n_todo, 
         free(mark);
         return vxr_ctx_fail(r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
     }
-    for (uint32_t j = 0; j < listed; j++) ids[k++] = u->f.ids[j];
+    for (uint32_t j = 0; j < listed; j++) ids[k++] = u->f->ids[j];
     for (uint32_t i = n - fresh; i < n; i++) ids[k++] = i;
     if (models) {
         for (uint32_t j = 0; j < n_todo; j++)
@@ -576,7 +586,6 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
 done:
     vxr_update_flush(&u);
     free(t);
-    followed_free(&u.f);
     if (res != VXR_OK) r->cursor = cursor;
     info->cpu_ms = now_ms() - t0;
     return res;

@@ -5,26 +5,10 @@
 
 #include "internal.h"
 
-/* A model's span from the journal. */
-typedef struct model_span {
-    uint32_t model, start, count;
-} model_span;
-
-enum { MARK_SPANS = 1, MARK_ALL = 2 };
-
-/* What the scene's journal says changed since the last update. */
-typedef struct followed {
-    bool resync;       /* the journal cannot tell: compare versions */
-    uint8_t *mark;     /* per model: MARK_SPANS, MARK_ALL or 0 */
-    uint32_t *ids;     /* instances listed (repeats possible) */
-    model_span *sp[2]; /* node and attribute spans, sorted by model and start, merged */
-    uint32_t n_ids, n_sp[2];
-} followed;
-
 typedef struct update {
     vxr_renderer *r;
     const vxr_scene *s;
-    followed f;
+    followed *f; /* the renderer's (r->follow) */
     VkCommandBuffer cmd;
     uint64_t serial;
     vxr_update_info *info;
