@@ -238,3 +238,10 @@ fail:
     if (pool) c->vk.vkDestroyDescriptorPool(c->device, pool, c->alloc);
     return res;
 }
+
+uint32_t vxr_context_pipeline_sets(vxr_context *c) {
+    pthread_mutex_lock(&c->pipes_lock);
+    uint32_t n = c->pipes_count;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return n;
+}

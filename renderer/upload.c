@@ -59,9 +59,11 @@ static vxr_result upload_split(vxr_renderer *r, uint32_t first, const uint8_t *d
     return VXR_OK;
 }
 
-/* Refuses tables that do not fit one binding; sets up the sections
- * (chunk sizes) and the scene's part of r->spec. */
-static vxr_result plan_bindings(vxr_renderer *r, const vxr_scene *s, vxr_error *err) {
+/* The scene's shape, without allocating: refuses tables and sections that
+ * do not fit; sets up the sections (chunk sizes, capacities with room to
+ * grow when a model is live) and the scene's part of r->spec, which picks
+ * the pipelines. */
+static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err) {
     vxr_context *c = r->ctx;
     const uint64_t texels = c->props.limits.maxTexelBufferElements;
     const struct {
@@ -102,14 +104,6 @@ static vxr_result plan_bindings(vxr_renderer *r, const vxr_scene *s, vxr_error *
     sp->node_shift = r->sec[VXR_SEC_NODES].shift;
     sp->battr_shift = r->sec[VXR_SEC_BATTR].shift;
     sp->attr_shift = r->sec[VXR_SEC_ATTRS].shift;
-    return VXR_OK;
-}
-
-/* Places every model, sizes the sections (with room to grow when a model
- * is live) and writes their contents into host arrays. */
-static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[VXR_SECTIONS],
-                               vxr_error *err) {
-    vxr_context *c = r->ctx;
     uint64_t total[VXR_SECTIONS] = {0};
     bool live = false;
     for (uint32_t i = 0; i < s->model_count; i++) {
@@ -132,6 +126,20 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
         uint64_t cap = total[k] + (live ? total[k] / 4 + 4096 : 0);
         sec->capacity = cap < limit ? cap : limit;
         if (sec->capacity == 0) sec->capacity = 1;
+    }
+    sp->node_chunks = vxr_section_chunks(&r->sec[VXR_SEC_NODES]);
+    sp->battr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_BATTR]);
+    sp->attr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_ATTRS]);
+    return VXR_OK;
+}
+
+/* Places every model in the planned sections and writes their contents
+ * into host arrays. */
+static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[VXR_SECTIONS],
+                               vxr_error *err) {
+    vxr_context *c = r->ctx;
+    for (int k = 0; k < VXR_SECTIONS; k++) {
+        vxr_section *sec = &r->sec[k];
         if (!(sec->free = malloc(sizeof *sec->free)) ||
             !(host[k] = calloc(sec->capacity, sec->elem)))
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
@@ -166,7 +174,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     r->model_count = s->model_count;
     r->cursor = vxr_journal_end(s); /* the scene as it is now goes up whole */
     r->version = s->version;
-    vxr_result res = plan_bindings(r, s, err);
+    vxr_result res = plan_shape(r, s, err);
     if (res != VXR_OK) goto fail;
     r->res = calloc(r->model_cap, sizeof *r->res);
     r->model_rec = calloc(r->model_cap, sizeof *r->model_rec);
@@ -183,10 +191,6 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         goto fail;
     }
     vxr_renderer_take_hierarchy(r, &bvh);
-    vxr_spec *sp = &r->spec;
-    sp->node_chunks = vxr_section_chunks(&r->sec[VXR_SEC_NODES]);
-    sp->battr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_BATTR]);
-    sp->attr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_ATTRS]);
 
     /* Tables stay in one binding each; the octree sections may split. */
     if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
@@ -281,6 +285,12 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
     vxr_renderer_keep_hierarchy(r, &bvh);                 /* vxr_renderer_update refits it */
     if (s->version > r->version) r->version = s->version; /* transforms as they are now */
     return VXR_OK;
+}
+
+vxr_result vxr_renderer_prepare(vxr_context *c, const vxr_scene *s, vxr_error *err) {
+    vxr_renderer shape = {.ctx = c};
+    vxr_result res = plan_shape(&shape, s, err);
+    return res == VXR_OK ? vxr_renderer_pipelines_make(&shape, err) : res;
 }
 
 void vxr_renderer_upload_done(vxr_renderer *r) {

@@ -7,7 +7,12 @@
  *  - with debug utils vxr names its objects, without it names nothing;
  *  - synchronization validation is on (a deliberate hazard is reported)
  *    and vxr's own work in one command buffer raises no message;
- *  - a host instance of Vulkan 1.0 is refused up front with a clear reason. */
+ *  - a host instance of Vulkan 1.0 is refused up front with a clear reason;
+ *  - pipelines built ahead (vxr_renderer_prepare, on a worker thread) are
+ *    the ones renderers of that scene's shape then use: creating one builds
+ *    none, a scene of another shape builds its own, a prepare racing a
+ *    create builds them once. */
+#include <pthread.h>
 #include "gpu.h"
 #include "vxr/formats.h"
 #include "vxr_test.h"
@@ -396,5 +401,73 @@ static void test_host_api_1_0(void) {
     vkDestroyInstance(instance, NULL);
 }
 
+typedef struct prepare_job {
+    vxr_context *ctx;
+    const vxr_scene *scene;
+    vxr_result result;
+} prepare_job;
+
+static void *prepare_thread(void *user) {
+    prepare_job *j = user;
+    vxr_error err = {{0}};
+    j->result = vxr_renderer_prepare(j->ctx, j->scene, &err);
+    if (j->result != VXR_OK) fprintf(stderr, "prepare: %s\n", err.message);
+    return NULL;
+}
+
+static vxr_scene *load_file(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", VXR_TEST_DATA, name);
+    vxr_scene *s = NULL;
+    vxr_error err = {{0}};
+    if (vxr_scene_load(path, &s, &err) != VXR_OK) fprintf(stderr, "%s\n", err.message);
+    return s;
+}
+
+/* Bindings of 64 KiB: test-transform splits over several, the robot
+ * (1.5 KB) does not, so the two have pipelines of their own. */
+static void test_prepare(void) {
+    cli_gpu g;
+    vxr_error err = {{0}};
+    const vxr_context_desc small = {.validation = true, .max_binding_bytes = 64 << 10};
+    if (cli_gpu_open(&g, &small, &err) != VXR_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        SKIP("no device");
+    }
+    vxr_scene *s = load_scene();
+    CHECK(s != NULL);
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 0);
+    /* ahead, on a worker, while this thread loads another scene */
+    prepare_job job = {g.ctx, s, VXR_ERROR_ARGUMENT};
+    pthread_t worker;
+    CHECK(pthread_create(&worker, NULL, prepare_thread, &job) == 0);
+    vxr_scene *other = load_file("mmmm__chr_robot.vox");
+    CHECK(other != NULL);
+    pthread_join(worker, NULL);
+    CHECK(job.result == VXR_OK);
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 1);
+    if (s) render_once(&g, s); /* creates a renderer: it builds nothing */
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 1);
+    CHECK(vxr_renderer_prepare(g.ctx, s, &err) == VXR_OK); /* found, not built again */
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 1);
+    if (other) render_once(&g, other); /* another shape: its own */
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 2);
+    CHECK_EQ_INT(vxr_context_validation_messages(g.ctx), 0);
+    cli_gpu_close(&g);
+    /* a prepare racing a create of the same scene: built once */
+    if (cli_gpu_open(&g, &small, &err) == VXR_OK) {
+        prepare_job race = {g.ctx, s, VXR_ERROR_ARGUMENT};
+        CHECK(pthread_create(&worker, NULL, prepare_thread, &race) == 0);
+        if (s) render_once(&g, s);
+        pthread_join(worker, NULL);
+        CHECK(race.result == VXR_OK);
+        CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 1);
+        CHECK_EQ_INT(vxr_context_validation_messages(g.ctx), 0);
+        cli_gpu_close(&g);
+    }
+    vxr_scene_destroy(s);
+    vxr_scene_destroy(other);
+}
+
 VXR_TEST_MAIN(TEST(test_memory), TEST(test_allocator), TEST(test_names), TEST(test_sync_validation),
-              TEST(test_host_api_1_0))
+              TEST(test_host_api_1_0), TEST(test_prepare))

@@ -255,6 +255,10 @@ VXR_API void vxr_context_destroy(vxr_context *ctx);
 VXR_API void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
 /* Validation warnings and errors seen so far (own context with validation). */
 VXR_API uint32_t vxr_context_validation_messages(const vxr_context *ctx);
+/* The scene shapes whose pipelines the context holds (each built once, by
+ * vxr_renderer_prepare, vxr_renderer_create, or an update that split a
+ * section over more bindings). */
+VXR_API uint32_t vxr_context_pipeline_sets(vxr_context *ctx);
 /* The device memory vxr allocated. vxr sub-allocates its buffers and
  * images from a few large VkDeviceMemory blocks per memory type (64 MiB
  * once grown, smaller first) and gives a resource larger than half a
@@ -292,6 +296,18 @@ typedef struct vxr_renderer vxr_renderer;
  * vxr_renderer_upload_done or destroy. */
 VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
                                        VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
+/* Builds ahead the pipelines a renderer of scene would use (they depend on
+ * the scene's shape only: its attribute size and how its sections split
+ * over bindings), into the context's set, so that vxr_renderer_create of
+ * this scene, or of another of the same shape, compiles nothing (1 to 3 s
+ * on lavapipe). Any thread may call it, for example a worker while the
+ * host loads, also while other threads create renderers of the context:
+ * a creator that needs the same pipelines meanwhile waits for them instead
+ * of compiling them again. Reads the scene only (nothing is kept or
+ * uploaded); with the context's pipeline cache (the desc's), a later run
+ * compiles from the cache. Failures as vxr_renderer_create's: the scene
+ * does not fit (VXR_ERROR_LIMIT), VXR_ERROR_VULKAN, VXR_ERROR_MEMORY. */
+VXR_API vxr_result vxr_renderer_prepare(vxr_context *ctx, const vxr_scene *scene, vxr_error *err);
 /* Records an update of every instance into cmd: the scene must be the one
  * the renderer was created from (same models and instance count); its
  * instances' transforms and flags (HIDDEN, and CULLED as a culler left
