@@ -23,7 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "picker.h"
 #include "vxr/bvh.h"
 #include "vxr/pick.h"
 #include "vxr_trace.h"
@@ -42,19 +42,6 @@ const uint8_t vxr_edge_corners[12][2] = {EDGE_CORNERS(0u), EDGE_CORNERS(1u),  ED
                                          EDGE_CORNERS(3u), EDGE_CORNERS(4u),  EDGE_CORNERS(5u),
                                          EDGE_CORNERS(6u), EDGE_CORNERS(7u),  EDGE_CORNERS(8u),
                                          EDGE_CORNERS(9u), EDGE_CORNERS(10u), EDGE_CORNERS(11u)};
-
-struct vxr_picker {
-    const vxr_scene *scene;
-    vxr_gpu_instance *records; /* per scene instance */
-    vxr_bvh bvh;
-    /* the seed's loop: every visible instance (duplicates too), and per
-     * scene instance its bounding sphere (centre xyz, radius) and the
-     * hierarchy's box of it (lo xyz, hi xyz) */
-    uint32_t *visible;
-    uint32_t n_visible;
-    float *sphere, *box;
-    uint32_t threads; /* of vxr_pick_rays; 0: every online CPU */
-};
 
 /* A hit inside one octree, in model space. */
 typedef struct cell_hit {
@@ -488,14 +475,6 @@ static void pick_range(void *user, size_t begin, size_t end) {
     }
 }
 
-void vxr_picker_set_threads(vxr_picker *p, uint32_t threads) {
-    p->threads = threads;
-}
-
-uint32_t vxr_picker_threads(const vxr_picker *p) {
-    return p->threads ? p->threads : vxr_cpu_count();
-}
-
 vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count, uint32_t grid,
                          vxr_pick *dest) {
     vxr_pick scratch;
@@ -539,49 +518,4 @@ vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t g
     }
     if (best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
     return VXR_OK;
-}
-
-vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
-    *dest = NULL;
-    vxr_picker *p = calloc(1, sizeof *p);
-    if (!p) return VXR_ERROR_MEMORY;
-    p->scene = s;
-    size_t n = s->instance_count ? s->instance_count : 1;
-    p->records = malloc(n * sizeof *p->records);
-    p->sphere = malloc(n * 4 * sizeof *p->sphere);
-    p->box = malloc(n * 6 * sizeof *p->box);
-    p->visible = malloc(n * sizeof *p->visible);
-    vxr_result r = p->records && p->sphere && p->box && p->visible ? VXR_OK : VXR_ERROR_MEMORY;
-    if (r == VXR_OK) {
-        vxr_instance_records(s, p->records);
-        r = vxr_bvh_build(s, p->records, &p->bvh);
-    }
-    if (r != VXR_OK) {
-        vxr_picker_destroy(p);
-        return r;
-    }
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const vxr_gpu_instance *g = &p->records[i];
-        float *lo = &p->box[6 * (size_t)i], *hi = lo + 3, r2 = 0;
-        vxr_bvh_instance_box(g, lo, hi);
-        for (int k = 0; k < 3; k++) {
-            p->sphere[4 * (size_t)i + (size_t)k] = 0.5f * (lo[k] + hi[k]);
-            float e = 0.5f * (hi[k] - lo[k]);
-            r2 += e * e;
-        }
-        p->sphere[4 * (size_t)i + 3] = sqrtf(r2);
-        if (vxr_bvh_holds(s, g)) p->visible[p->n_visible++] = i;
-    }
-    *dest = p;
-    return VXR_OK;
-}
-
-void vxr_picker_destroy(vxr_picker *p) {
-    if (!p) return;
-    vxr_bvh_free(&p->bvh);
-    free(p->records);
-    free(p->sphere);
-    free(p->box);
-    free(p->visible);
-    free(p);
 }

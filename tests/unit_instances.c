@@ -866,6 +866,87 @@ static void test_gpu_walk(void) {
     }
 }
 
+/* A picker kept up to date (vxr_picker_update) through moves, hiding,
+ * culling, removals, added instances and edits of models picks exactly as
+ * a new picker of the scene does, and as that one's loop over every
+ * instance (the oracle). */
+static void test_picker_update(void) {
+    static const char *names[] = {"@world:400", "ogt__test_multiple_model_scene.vox",
+                                  "mmmm__scene_store8.vox"};
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        vxr_scene *s = load(names[f]);
+        CHECK(s != NULL);
+        if (!s) continue;
+        vxr_culler *c = NULL;
+        vxr_editor *e = NULL;
+        vxr_picker *kept = NULL;
+        CHECK(vxr_culler_create(s, &c) == VXR_OK);
+        CHECK(vxr_editor_create(s, 0, &e, NULL) == VXR_OK);
+        CHECK(vxr_picker_create(s, &kept) == VXR_OK);
+        uint32_t bad = 0, hits = 0, rays = 0;
+        for (int step = 0; step < 40 && kept; step++) {
+            int k = 1 + (int)(rnd() % (step % 9 == 0 ? 30 : 5));
+            for (int j = 0; j < k; j++) random_change(s, c);
+            if (rnd() % 3 == 0) { /* a copy of an instance, moved */
+                uint32_t i = rnd() % s->instance_count, id;
+                vxr_instance in = s->instances[i];
+                if (!(in.flags & VXR_INSTANCE_REMOVED)) {
+                    in.flags = 0;
+                    in.transform.translation[0] += frand(-20, 20);
+                    CHECK(vxr_scene_add_instance(s, &in, &id, NULL) == VXR_OK);
+                }
+            }
+            if (rnd() % 3 == 0) { /* an edit of a model: its instances' bounds move */
+                uint32_t m = s->instances[rnd() % s->instance_count].model;
+                const vxr_octree *t = &s->models[m];
+                vxr_edit ed = {.op = rnd() % 2 ? VXR_EDIT_SET : VXR_EDIT_CLEAR,
+                               .model = m,
+                               .value = s->attr_size == 4 ? 0xff2040a0u : 3,
+                               .shape = VXR_SHAPE_BOX};
+                for (int a = 0; a < 3; a++) {
+                    ed.lo[a] = t->vmin[a] - 3 + (int32_t)(rnd() % 8);
+                    ed.hi[a] = ed.lo[a] + 1 + (int32_t)(rnd() % 6);
+                }
+                if (t->attr_size) CHECK(vxr_editor_apply(e, &ed, NULL, NULL) == VXR_OK);
+            }
+            vxr_error err = {{0}};
+            CHECK(vxr_picker_update(kept, &err) == VXR_OK);
+            vxr_picker *fresh = NULL;
+            CHECK(vxr_picker_create(s, &fresh) == VXR_OK);
+            if (!fresh) break;
+            float lo[3], hi[3];
+            vxr_instance_world_bounds(s, 0, lo, hi);
+            for (int r = 0; r < 64; r++) {
+                vxr_ray ray;
+                for (int a = 0; a < 3; a++) {
+                    float aim = frand(lo[a] - 30, hi[a] + 30);
+                    ray.origin[a] = aim + frand(-80, 80);
+                    ray.dir[a] = aim - ray.origin[a];
+                }
+                uint32_t grid = r % 5 == 4 ? 4 : 1;
+                vxr_pick a, b, oracle;
+                CHECK(vxr_pick_ray(kept, &ray, grid, &a) == VXR_OK);
+                CHECK(vxr_pick_ray(fresh, &ray, grid, &b) == VXR_OK);
+                CHECK(vxr_pick_ray_loop(fresh, &ray, grid, &oracle) == VXR_OK);
+                bad += memcmp(&a, &b, sizeof a) != 0 || memcmp(&a, &oracle, sizeof a) != 0;
+                CHECK(vxr_pick_ray_loop(kept, &ray, grid, &b) == VXR_OK);
+                bad += memcmp(&a, &b, sizeof a) != 0;
+                hits += a.hit != 0;
+                rays++;
+            }
+            vxr_picker_destroy(fresh);
+        }
+        fprintf(stderr, "  %s: %u rays, %u hits, %u differ from a new picker\n", names[f], rays,
+                hits, bad);
+        CHECK_EQ_INT(bad, 0);
+        CHECK(hits > 0);
+        vxr_picker_destroy(kept);
+        vxr_editor_destroy(e);
+        vxr_culler_destroy(c);
+        vxr_scene_destroy(s);
+    }
+}
+
 VXR_TEST_MAIN(TEST(test_setters), TEST(test_change_list), TEST(test_refit_world),
               TEST(test_refit_files), TEST(test_item_limit), TEST(test_cull_sweep),
-              TEST(test_duplicates), TEST(test_gpu_walk))
+              TEST(test_duplicates), TEST(test_gpu_walk), TEST(test_picker_update))

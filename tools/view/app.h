@@ -114,7 +114,6 @@ typedef struct app {
     bool editing;
     vxr_editor *editor;       /* made on first use; it made the models live */
     vxr_picker *picker;       /* edit mode's CPU picks, over the scene as it is now */
-    bool picker_stale;        /* the scene changed since the picker was made */
     uint32_t colour_index;    /* palette index of the current colour; 0: colour_rgba only */
     uint32_t colour_rgba;     /* the current colour, RGBA8 */
     int press;                /* the mouse button that may still click, or -1 */

@@ -6,10 +6,10 @@
  * Edit mode picks on the CPU, with a vxr_picker over the scene as it is
  * now, instead of the GPU pick that arrives two frames late: the cube
  * under the overlay is then the one a click edits, also right after an
- * edit. The two agree bit for bit (vxr/pick.h). The picker reads the
- * models as they are but keeps the instances' records and hierarchy, so
- * it is made again after edits that may move bounds (not paints) and
- * when culling changes the visible set. Each placed, removed or painted cube is one undoable step;
+ * edit. The two agree bit for bit (vxr/pick.h). The picker is made once
+ * and follows the scene's journal before each pick (vxr_picker_update):
+ * edits, undo, redo and culling refit its hierarchy in place, never a
+ * new picker. Each placed, removed or painted cube is one undoable step;
  * a paint drag makes one step per cube it passes over. */
 #include <math.h>
 #include <stdarg.h>
@@ -64,21 +64,15 @@ static bool ensure_editor(app *a) {
     if (a->editor) return true;
     vxr_error err = {{0}};
     vxr_result r = vxr_editor_create(a->scene, 0, &a->editor, &err);
-    a->picker_stale = true; /* the models were laid out afresh */
     if (r != VXR_OK) say(a, EDIT_FAILED, "cannot edit: %s", why(r, &err));
     return r == VXR_OK;
 }
 
 static vxr_result cpu_pick(app *a, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
     memset(dest, 0, sizeof *dest);
-    if (a->picker_stale || !a->picker) {
-        vxr_picker_destroy(a->picker);
-        a->picker = NULL;
-        a->picker_stale = false;
-        vxr_result r = vxr_picker_create(a->scene, &a->picker);
-        if (r != VXR_OK) return r;
-    }
-    return vxr_pick_ray(a->picker, ray, grid, dest);
+    vxr_result r =
+        a->picker ? vxr_picker_update(a->picker, NULL) : vxr_picker_create(a->scene, &a->picker);
+    return r == VXR_OK ? vxr_pick_ray(a->picker, ray, grid, dest) : r;
 }
 
 void view_edit_hover(app *a, const uint32_t px[2]) {
@@ -152,8 +146,6 @@ static int edit_cube(app *a, view_edit_action what, double x, double y) {
     vxr_edit_result res = {0};
     vxr_error err = {{0}};
     vxr_result r = vxr_editor_apply(a->editor, &e, &res, &err);
-    if (op != VXR_EDIT_PAINT || r != VXR_OK) /* painting moves no bounds: the picker holds */
-        a->picker_stale = true;
     if (r != VXR_OK) return say(a, EDIT_FAILED, "%s: %s", action_names[what], why(r, &err));
     a->painted = p;
     return say(a, EDIT_DONE, "%s: %llu voxel%s changed in %.2f ms", action_names[what],
@@ -200,7 +192,6 @@ static int undo_redo(app *a, bool redo) {
     if (a->editor)
         r = redo ? vxr_editor_redo(a->editor, &done, &err)
                  : vxr_editor_undo(a->editor, &done, &err);
-    a->picker_stale = true;
     if (r != VXR_OK) return say(a, EDIT_FAILED, "%s: %s", what, why(r, &err));
     if (!done) return say(a, EDIT_NOTHING, "nothing to %s", what);
     uint32_t undo = 0, redos = 0;

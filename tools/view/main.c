@@ -197,7 +197,6 @@ static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
     }
     if (!changed && !a->cull_changed && a->renderer && a->scene->version == a->updated_version)
         return VXR_OK;
-    if (changed || a->cull_changed) a->picker_stale = true; /* edits mark it themselves */
     a->cull_changed = false;
     a->updated_version = a->scene->version;
     if (a->renderer) {

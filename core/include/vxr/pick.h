@@ -58,10 +58,21 @@ typedef struct vxr_picker vxr_picker;
 
 /* Builds a picker over the scene's visible instances (not hidden, not
  * culled): their records and instance hierarchy (vxr/bvh.h) as the scene is
- * now. The scene must outlive the picker; build a new one after changing
- * instances. Returns VXR_ERROR_MEMORY on allocation failure (or what
+ * now. The scene must outlive the picker; vxr_picker_update follows its
+ * changes. Returns VXR_ERROR_MEMORY on allocation failure (or what
  * vxr_bvh_build returns). */
 VXR_API vxr_result vxr_picker_create(const vxr_scene *scene, vxr_picker **dest);
+/* Brings the picker up to date with its scene: it reads the scene's
+ * journal (vxr/journal.h) from where it last did, refreshes the records of
+ * the instances that changed (moved, hidden, shown, culled, added,
+ * removed, or whose model's voxels changed) and updates its hierarchy in
+ * place (vxr_bvh_update: refits, or a build when that wore it down). Picks
+ * afterwards equal a new picker's, bit for bit. O(changed log instances),
+ * plus O(instances) when a model changed or the journal cannot tell. Not
+ * while a pick of this picker runs. VXR_ERROR_MEMORY (or VXR_ERROR_LIMIT as
+ * vxr_bvh_build), err saying why; the next update then looks at every
+ * instance. */
+VXR_API vxr_result vxr_picker_update(vxr_picker *picker, vxr_error *err);
 /* NULL is a no-op. */
 VXR_API void vxr_picker_destroy(vxr_picker *picker);
 

@@ -1,0 +1,26 @@
+/* The picker object (vxr/pick.h): shared by the picks (core/pick.c) and
+ * its making and updating (core/picker.c). */
+#ifndef VXR_CORE_PICKER_H
+#define VXR_CORE_PICKER_H
+
+#include "internal.h"
+#include "vxr/bvh.h"
+#include "vxr/pick.h"
+
+struct vxr_picker {
+    const vxr_scene *scene;
+    vxr_gpu_instance *records; /* per scene instance */
+    vxr_bvh bvh;
+    /* the seed's loop: every visible instance (duplicates too), and per
+     * scene instance its bounding sphere (centre xyz, radius) and the
+     * hierarchy's box of it (lo xyz, hi xyz) */
+    uint32_t *visible;
+    uint32_t n_visible;
+    float *sphere, *box;
+    uint32_t threads;   /* of vxr_pick_rays; 0: every online CPU */
+    uint32_t capacity;  /* instances the arrays hold */
+    uint32_t instances; /* the scene's instance count at the last update */
+    uint64_t cursor;    /* the scene's journal (vxr/journal.h), read up to here */
+};
+
+#endif
