@@ -356,14 +356,18 @@ static void test_first_update(void) {
     vxr_target *tg = NULL;
     vxr_target_desc td = {.width = W, .height = H, .picks = true};
     CHECK(vxr_target_create(gpu.ctx, &td, &tg, &err) == VXR_OK);
-    vxr_camera cam;
+    vxr_camera cam = {0};
     vxr_camera_orbit(s, 1.0f, 0.5f, 1.0f, &cam);
     cam.width = W;
     cam.height = H;
-    vxr_camera_setup(&cam);
+    CHECK(vxr_camera_setup(&cam) == VXR_OK);
     CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
     CHECK(r && vxr_renderer_update(r, s, gpu.cmd, &info, &err) == VXR_OK);
-    if (r) CHECK(vxr_renderer_render(r, tg, &cam, 1, gpu.cmd, NULL) == VXR_OK);
+    if (r && tg) {
+        vxr_result rr = vxr_renderer_render(r, tg, &cam, 1, gpu.cmd, &err);
+        if (rr != VXR_OK) fprintf(stderr, "  render: %s\n", err.message);
+        CHECK(rr == VXR_OK);
+    }
     CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
     fprintf(stderr, "  first update after create: %llu B of a %llu B scene, %u model(s)\n",
             (unsigned long long)info.upload_bytes, (unsigned long long)scene_bytes, info.models);
