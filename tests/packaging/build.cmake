@@ -28,3 +28,15 @@ run("configure (${KIND} libraries)" ${CMAKE_COMMAND} -S ${SOURCE} -B ${build} -G
     -DCMAKE_INSTALL_LIBDIR=${LIBDIR})
 run("build (${KIND} libraries)" ${CMAKE_COMMAND} --build ${build})
 run("install (${KIND} libraries)" ${CMAKE_COMMAND} --install ${build} --prefix ${prefix})
+# The package exports the libraries only: vxr_build_settings (warnings,
+# sanitizers) stays in the build tree.
+file(GLOB_RECURSE exported ${prefix}/*vxrTargets*.cmake)
+if(NOT exported)
+    message(FATAL_ERROR "no vxrTargets*.cmake installed under ${prefix}")
+endif()
+foreach(file ${exported})
+    file(READ ${file} text)
+    if(text MATCHES "build_settings")
+        message(FATAL_ERROR "${file} exports vxr_build_settings, the build tree's own flags")
+    endif()
+endforeach()
