@@ -56,7 +56,8 @@ typedef struct trace {
     const vxr_octree *m;
     float o[3], d[3];
     uint32_t grid_level;
-    float tmax; /* nothing at or beyond a better hit's t... ties kept */
+    float tmax;          /* nothing at or beyond a better hit's t... ties kept */
+    const int32_t *skip; /* a voxel (level 0) that holds no hit, or NULL */
     cell_hit hit;
 } trace;
 
@@ -111,6 +112,8 @@ static uint32_t first_attr(const vxr_octree *m, uint32_t level, nref n, uint32_t
  * slabs (vxr_cube_slabs, as the GPU computes them) say the ray enters it
  * before the bound. */
 static int hit_cell(trace *c, uint32_t level, nref n, const int32_t lo[3], uint32_t voxel_octant) {
+    if (c->skip && level == 0 && lo[0] == c->skip[0] && lo[1] == c->skip[1] && lo[2] == c->skip[2])
+        return 0;
     const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, 1 << level);
     const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
     if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
@@ -217,6 +220,8 @@ typedef struct best_hit {
     uint32_t i;
     cell_hit hit;
     float o[3], d[3]; /* the ray in instance i's model space */
+    uint32_t skip_i;  /* the instance of a voxel that holds no hit (UINT32_MAX: none) */
+    int32_t skip_lo[3];
 } best_hit;
 
 /* Traces one instance at grid 2^level; a hit nearer than b's (ties: the
@@ -230,6 +235,7 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     vxr_affine_dir(g->world_to_local, ray->dir, c.d);
     c.grid_level = level;
     c.tmax = b->t;
+    c.skip = i == b->skip_i ? b->skip_lo : NULL;
     if (!trace_octree(&c)) return;
     if (c.hit.t > b->t || (c.hit.t == b->t && i > b->i)) return;
     b->t = c.hit.t;
@@ -354,6 +360,7 @@ static bool pick_begin(uint32_t grid, vxr_pick *dest, uint32_t *level, best_hit 
     memset(dest, 0, sizeof *dest);
     b->t = INFINITY;
     b->i = UINT32_MAX;
+    b->skip_i = UINT32_MAX;
     *level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
     return grid <= 1 || (!(grid & (grid - 1)) && grid <= VXR_MAX_GRID);
 }
@@ -405,10 +412,11 @@ static inline float box_test(const box_ray *r, const float lo[3], const float hi
     return a > b * 1.000001f + 1e-30f ? INFINITY : a;
 }
 
-vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
-    uint32_t level;
-    best_hit best;
-    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
+/* The hierarchy's walk for one ray at grid 2^level into best (whose t
+ * bounds it); with `any`, it ends at the first hit found. */
+static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, bool any,
+                       best_hit *dest) {
+    best_hit best = *dest;
     const vxr_bvh *h = &p->bvh;
     if (h->node_count == 0) return VXR_OK;
     uint32_t stack[VXR_BVH_STACK];
@@ -433,6 +441,10 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
                 if (nd->count == 1 || br.exact ||
                     box_test(&br, box, box + 3, pad, best.t) < INFINITY)
                     trace_instance(p, i, ray, level, &best);
+                if (any && best.i != UINT32_MAX) {
+                    *dest = best;
+                    return VXR_OK;
+                }
             }
             continue;
         }
@@ -451,8 +463,30 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
         if (ta < INFINITY) stack[sp++] = ia;
         if (tb < INFINITY) stack[sp++] = ib;
     }
-    if (best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
+    *dest = best;
     return VXR_OK;
+}
+
+vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
+    uint32_t level;
+    best_hit best;
+    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
+    vxr_result r = walk(p, ray, level, false, &best);
+    if (r == VXR_OK && best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
+    return r;
+}
+
+bool vxr_pick_blocked(const vxr_picker *p, const vxr_ray *ray, float t_max, uint32_t skip_i,
+                      const int32_t skip_lo[3]) {
+    vxr_pick scratch;
+    uint32_t level;
+    best_hit best;
+    pick_begin(1, &scratch, &level, &best);
+    best.t = t_max;
+    best.skip_i = skip_i;
+    memcpy(best.skip_lo, skip_lo, sizeof best.skip_lo);
+    /* the limit: a hierarchy deeper than the walk's stack is never built */
+    return walk(p, ray, level, true, &best) != VXR_OK || best.i != UINT32_MAX;
 }
 
 /* Rays a thread takes at a time: a fraction of a millisecond of picking,

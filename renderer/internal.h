@@ -107,6 +107,7 @@ struct vxr_context {
     uint64_t max_binding;
     VkShaderModule module;
     VkShaderModule beam_module;     /* shaders/beam.comp, when beam */
+    VkShaderModule denoise_module;  /* shaders/denoise.comp, made at its first use */
     VkPipelineCache pipeline_cache; /* the host's, or VK_NULL_HANDLE */
     /* the per-device choices (context.c's choose, DESIGN.md "Per-device
      * choices"): the beam pre-pass, the workgroup */
@@ -232,8 +233,8 @@ struct vxr_renderer {
     VkBufferView view[VXR_SCENE_BINDINGS];
     VkDescriptorPool pool;
     VkDescriptorSet set;
-    const struct vxr_pipes *pipes; /* the context's pipelines for spec */
-    vxr_spec spec;                 /* grid, picks, rays, host zero: set per pipeline */
+    struct vxr_pipes *pipes; /* the context's pipelines for spec */
+    vxr_spec spec;           /* grid, picks, rays, host zero: set per pipeline */
     /* bounds on what the tracer's coordinates are made of, only ever
      * raised: |translation| (1-norm) and scale over the instance records,
      * |origin| + 2^depth (1-norm) over the model records; the beam's
@@ -275,6 +276,12 @@ struct vxr_target {
     uint32_t tiles_x, tiles_y;
     uint32_t capacity; /* rays in a batch */
     bool has_picks;
+    vxr_buf frame;   /* vxr_gpu_frame, written by each light frame's commands */
+    vxr_buf accum;   /* VXR_ACCUM_FLOATS per pixel with light; a stand-in without */
+    vxr_buf aovs;    /* VXR_AOV_FLOATS per pixel with aovs; a stand-in without */
+    vxr_buf denoise; /* 2 x vec4 per pixel with aovs (denoise.comp); a stand-in without */
+    bool has_light, has_aovs;
+    uint32_t samples; /* the samples the sums hold (light frames) */
     VkDescriptorPool pool;
     VkDescriptorSet set;
 };
@@ -335,7 +342,17 @@ typedef struct vxr_pipes {
     vxr_spec spec;                     /* grid, picks, rays, host zero */
     VkPipeline pipeline[2][VXR_MODES]; /* [grid > 1][mode] */
     VkPipeline beam;                   /* shaders/beam.comp; VK_NULL_HANDLE without beam */
+    /* voxel frames of the lit and path models, [model - 1][mode] for the
+     * modes FRAME, FRAME_HOST and PICKS: made at their first use, under
+     * the context's pipes_lock */
+    VkPipeline light[2][VXR_MODE_RAYS];
+    VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
 } vxr_pipes;
+/* The pipeline of a light frame (model lit or path, mode FRAME,
+ * FRAME_HOST or PICKS), or for model 0 the denoiser's, made now when it is
+ * the first. */
+vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, vxr_mode mode, VkPipeline *dest,
+                              vxr_error *err);
 static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
                                                vxr_mode mode) {
     return r->pipes->pipeline[grid_level > 0][mode];

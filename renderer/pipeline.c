@@ -16,6 +16,10 @@ const uint32_t vxr_beam_spv[] =
 #include "beam.comp.inc"
     ;
 const size_t vxr_beam_spv_size = sizeof vxr_beam_spv;
+const uint32_t vxr_denoise_spv[] =
+#include "denoise.comp.inc"
+    ;
+const size_t vxr_denoise_spv_size = sizeof vxr_denoise_spv;
 
 vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     vxr_result res = VXR_OK;
@@ -37,6 +41,10 @@ vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     b[VXR_BIND_RAYS].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_DEPTH].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_BEAM].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_FRAME].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_ACCUM].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_AOV].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_DENOISE].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     li.bindingCount = VXR_TARGET_BINDINGS;
     VXR_VK_TRY(c, err,
                c->vk.vkCreateDescriptorSetLayout(c->device, &li, c->alloc,
@@ -86,6 +94,12 @@ void vxr_pipelines_destroy(vxr_context *c) {
                 if (c->pipes[i]->pipeline[g][m])
                     c->vk.vkDestroyPipeline(c->device, c->pipes[i]->pipeline[g][m], c->alloc);
         if (c->pipes[i]->beam) c->vk.vkDestroyPipeline(c->device, c->pipes[i]->beam, c->alloc);
+        for (uint32_t l = 0; l < 2; l++)
+            for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
+                if (c->pipes[i]->light[l][m])
+                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][m], c->alloc);
+        if (c->pipes[i]->denoise)
+            c->vk.vkDestroyPipeline(c->device, c->pipes[i]->denoise, c->alloc);
         free(c->pipes[i]);
     }
     free(c->pipes);
@@ -95,10 +109,75 @@ void vxr_pipelines_destroy(vxr_context *c) {
     c->pipes_ready = false;
     if (c->module) c->vk.vkDestroyShaderModule(c->device, c->module, c->alloc);
     if (c->beam_module) c->vk.vkDestroyShaderModule(c->device, c->beam_module, c->alloc);
+    if (c->denoise_module) c->vk.vkDestroyShaderModule(c->device, c->denoise_module, c->alloc);
     if (c->pipeline_layout) c->vk.vkDestroyPipelineLayout(c->device, c->pipeline_layout, c->alloc);
     for (int i = 0; i < 2; i++)
         if (c->set_layout[i])
             c->vk.vkDestroyDescriptorSetLayout(c->device, c->set_layout[i], c->alloc);
+}
+
+/* The specialisation of trace.comp for grids or voxels (g), a mode and
+ * a light model. */
+static void mode_spec(const vxr_context *c, const vxr_spec *base, uint32_t g, uint32_t m,
+                      uint32_t light, vxr_spec *dest) {
+    *dest = *base;
+    dest->grid = g;
+    dest->picks = m == VXR_MODE_PICKS || m == VXR_MODE_RAYS;
+    dest->rays = m == VXR_MODE_RAYS;
+    dest->host = m == VXR_MODE_FRAME_HOST || m == VXR_MODE_PICKS;
+    dest->beam = c->beam && m != VXR_MODE_RAYS;
+    dest->light = light;
+}
+
+static VkComputePipelineCreateInfo trace_info(const vxr_context *c,
+                                              const VkSpecializationInfo *si) {
+    return (VkComputePipelineCreateInfo){
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = c->module,
+                  .pName = "main",
+                  .pSpecializationInfo = si},
+        .layout = c->pipeline_layout};
+}
+
+/* Every constant at 4 * id (vxr_spec). */
+static void spec_map(VkSpecializationMapEntry map[VXR_SPEC_COUNT]) {
+    for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+}
+
+vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, vxr_mode mode, VkPipeline *dest,
+                              vxr_error *err) {
+    vxr_context *c = r->ctx;
+    vxr_result res = VXR_OK;
+    pthread_mutex_lock(&c->pipes_lock);
+    /* model 0: the denoiser */
+    VkPipeline *slot = model ? &r->pipes->light[model - 1][mode] : &r->pipes->denoise;
+    if (!*slot && !model && !c->denoise_module) {
+        VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                       .codeSize = vxr_denoise_spv_size,
+                                       .pCode = vxr_denoise_spv};
+        res = vxr_vk_check(c, err,
+                           c->vk.vkCreateShaderModule(c->device, &mi, c->alloc, &c->denoise_module),
+                           "vkCreateShaderModule");
+    }
+    if (!*slot && res == VXR_OK) {
+        vxr_spec spec;
+        mode_spec(c, &r->pipes->spec, 0, mode, model, &spec);
+        VkSpecializationMapEntry map[VXR_SPEC_COUNT];
+        spec_map(map);
+        VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof spec, &spec};
+        VkComputePipelineCreateInfo pi = trace_info(c, &si);
+        if (!model) pi.stage.module = c->denoise_module;
+        res = vxr_vk_check(
+            c, err,
+            c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, slot),
+            "vkCreateComputePipelines");
+        if (res != VXR_OK) *slot = VK_NULL_HANDLE;
+    }
+    *dest = *slot;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
 }
 
 /* The pipelines of a spec (2 x VXR_MODES, and the beam pass's), in one
@@ -108,26 +187,14 @@ void vxr_pipelines_destroy(vxr_context *c) {
 static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *p, vxr_error *err) {
     vxr_spec spec[2][VXR_MODES];
     VkSpecializationMapEntry map[VXR_SPEC_COUNT];
-    for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+    spec_map(map);
     VkSpecializationInfo si[2][VXR_MODES];
     VkComputePipelineCreateInfo pi[2 * VXR_MODES + 1];
     for (uint32_t g = 0; g < 2; g++)
         for (uint32_t m = 0; m < VXR_MODES; m++) {
-            spec[g][m] = *base;
-            spec[g][m].grid = g;
-            spec[g][m].picks = m == VXR_MODE_PICKS || m == VXR_MODE_RAYS;
-            spec[g][m].rays = m == VXR_MODE_RAYS;
-            spec[g][m].host = m == VXR_MODE_FRAME_HOST || m == VXR_MODE_PICKS;
-            spec[g][m].beam = c->beam && m != VXR_MODE_RAYS;
+            mode_spec(c, base, g, m, VXR_LIGHT_FLAT, &spec[g][m]);
             si[g][m] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[g][m], &spec[g][m]};
-            pi[g * VXR_MODES + m] = (VkComputePipelineCreateInfo){
-                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                          .module = c->module,
-                          .pName = "main",
-                          .pSpecializationInfo = &si[g][m]},
-                .layout = c->pipeline_layout};
+            pi[g * VXR_MODES + m] = trace_info(c, &si[g][m]);
         }
     /* the beam pass: the scene's split and the workgroup (grid and the
      * rest are push constants or not in its shader) */
@@ -153,7 +220,7 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
 vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec key = r->spec;
-    key.grid = key.picks = key.rays = key.host = key.beam = 0;
+    key.grid = key.picks = key.rays = key.host = key.beam = key.light = 0;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     for (uint32_t i = 0; i < c->pipes_count; i++)

@@ -37,19 +37,25 @@ fail:
 
 static vxr_result create_set(vxr_target *t, vxr_error *err) {
     vxr_context *c = t->ctx;
+    enum { BUFFERS = VXR_TARGET_BINDINGS - 1 };
     VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1},
-                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}};
+                                  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, BUFFERS}};
     vxr_result res = vxr_set_create(c, VXR_SET_TARGET, ps, 2, &t->pool, &t->set, err);
     if (res != VXR_OK) return res;
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, t->view, VK_IMAGE_LAYOUT_GENERAL};
     /* a frame's shader never reads rays: its picks stand in */
-    VkDescriptorBufferInfo bi[4] = {
+    VkDescriptorBufferInfo bi[BUFFERS] = {
         {t->picks.buffer, 0, VK_WHOLE_SIZE},
         {t->rays.buffer ? t->rays.buffer : t->picks.buffer, 0, VK_WHOLE_SIZE},
         {t->depth.buffer, 0, VK_WHOLE_SIZE},
-        {t->beam.buffer, 0, VK_WHOLE_SIZE}};
-    static const uint32_t binding[4] = {VXR_BIND_PICKS, VXR_BIND_RAYS, VXR_BIND_DEPTH,
-                                        VXR_BIND_BEAM};
+        {t->beam.buffer, 0, VK_WHOLE_SIZE},
+        {t->frame.buffer, 0, VK_WHOLE_SIZE},
+        {t->accum.buffer, 0, VK_WHOLE_SIZE},
+        {t->aovs.buffer, 0, VK_WHOLE_SIZE},
+        {t->denoise.buffer, 0, VK_WHOLE_SIZE}};
+    static const uint32_t binding[BUFFERS] = {VXR_BIND_PICKS, VXR_BIND_RAYS,   VXR_BIND_DEPTH,
+                                              VXR_BIND_BEAM,  VXR_BIND_FRAME,  VXR_BIND_ACCUM,
+                                              VXR_BIND_AOV,   VXR_BIND_DENOISE};
     VkWriteDescriptorSet w[VXR_TARGET_BINDINGS];
     for (int k = 0; k < VXR_TARGET_BINDINGS; k++)
         w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -70,10 +76,19 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
                               uint32_t rays, const vxr_target_desc *d, vxr_target **dest,
                               vxr_error *err) {
     *dest = NULL;
-    bool readback = d && d->readback, depth = d && d->depth;
-    if (depth && (uint64_t)w * h * 4 > c->props.limits.maxStorageBufferRange)
+    bool readback = d && d->readback, depth = d && d->depth, light = d && d->light,
+         aovs = d && d->aovs;
+    const uint64_t range = c->props.limits.maxStorageBufferRange;
+    if ((depth && (uint64_t)w * h * 4 > range) ||
+        (light && (uint64_t)w * h * 4 * VXR_ACCUM_FLOATS > range) ||
+        (aovs && (uint64_t)w * h * 4 * VXR_AOV_FLOATS > range) ||
+        (aovs && (uint64_t)w * h * 32 > range))
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
-                            "%ux%u depth values exceed one storage binding", w, h);
+                            "%ux%u pixels of %s exceed one storage binding (%llu bytes)", w, h,
+                            aovs    ? "outputs"
+                            : light ? "light sums"
+                                    : "depth",
+                            (unsigned long long)range);
     if (records * sizeof(vxr_gpu_pick) > c->props.limits.maxStorageBufferRange)
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT, "%llu pick records exceed one storage binding",
                             (unsigned long long)records);
@@ -85,6 +100,8 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
     t->has_picks = records > 0;
     t->capacity = rays;
     t->has_depth = depth;
+    t->has_light = light || aovs;
+    t->has_aovs = aovs;
     if (d) {
         t->x = d->x;
         t->y = d->y;
@@ -124,6 +141,23 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
     if (res == VXR_OK && readback)
         res = vxr_buf_create(c, (VkDeviceSize)w * h * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, &t->readback, err);
+    /* light frames: their data, the sums over frames, the outputs */
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, sizeof(vxr_gpu_frame), storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->frame, err);
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, t->has_light ? (VkDeviceSize)w * h * 4 * VXR_ACCUM_FLOATS : 16,
+                             storage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->accum, err);
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, aovs ? (VkDeviceSize)w * h * 4 * VXR_AOV_FLOATS : 16,
+                             storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                             readback ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                             readback && aovs ? host : 0, &t->aovs, err);
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, aovs ? (VkDeviceSize)w * h * 32 : 16, storage,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->denoise, err);
     if (res == VXR_OK) res = create_set(t, err);
     if (res != VXR_OK) {
         vxr_target_destroy(t);
@@ -133,7 +167,7 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
      * driver, or wherever the host pages in mapped memory lazily, the first
      * write to each page costs more than tracing it (BENCHMARKS.md). The
      * memory is host-coherent, so the zeros need no flush. */
-    const vxr_buf *mapped[] = {&t->depth, &t->picks, &t->rays, &t->readback, &t->beam};
+    const vxr_buf *mapped[] = {&t->depth, &t->picks, &t->rays, &t->readback, &t->beam, &t->aovs};
     for (size_t i = 0; i < sizeof mapped / sizeof mapped[0]; i++)
         if (mapped[i]->map) memset(mapped[i]->map, 0, mapped[i]->size);
     *dest = t;
@@ -208,6 +242,10 @@ void vxr_target_destroy(vxr_target *t) {
     vxr_buf_destroy(c, &t->readback);
     vxr_buf_destroy(c, &t->rays);
     vxr_buf_destroy(c, &t->beam);
+    vxr_buf_destroy(c, &t->frame);
+    vxr_buf_destroy(c, &t->accum);
+    vxr_buf_destroy(c, &t->aovs);
+    vxr_buf_destroy(c, &t->denoise);
     free(t);
 }
 
@@ -229,4 +267,16 @@ const uint32_t *vxr_target_colors(const vxr_target *t) {
 
 const vxr_gpu_pick *vxr_target_picks(const vxr_target *t) {
     return t->has_picks ? t->picks.map : NULL;
+}
+
+const float *vxr_target_aovs(const vxr_target *t) {
+    return t->has_aovs && t->readback.buffer ? t->aovs.map : NULL;
+}
+
+VkBuffer vxr_target_aov_buffer(const vxr_target *t) {
+    return t->has_aovs ? t->aovs.buffer : VK_NULL_HANDLE;
+}
+
+uint32_t vxr_target_samples(const vxr_target *t) {
+    return t->samples;
 }

@@ -105,6 +105,39 @@ static VkBufferImageCopy depth_region(const vxr_target *t, VkImageAspectFlags as
                                .imageExtent = {t->width, t->height, 1}};
 }
 
+/* Samples a light dispatch adds: lavapipe ends an invocation's loops after
+ * 65,535 iterations in all (VXR_PICK_INCOMPLETE), so a dispatch traces a
+ * bounded number of rays. */
+#define LIT_SAMPLES_PER_DISPATCH  4u
+#define PATH_SAMPLES_PER_DISPATCH 1u
+
+/* A light frame's dispatches: its data written first (after the last
+ * frame's reads of it), then one dispatch per few samples, each adding to
+ * the sums the one before wrote. */
+static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
+                             vxr_gpu_frame *data, vxr_push *p, VkPipeline pipeline,
+                             VkCommandBuffer cmd) {
+    vxr_context *c = r->ctx;
+    const uint32_t base = f->accumulate ? t->samples : 0, end = base + f->light->samples;
+    data->samples =
+        data->model == VXR_LIGHT_PATH ? PATH_SAMPLES_PER_DISPATCH : LIT_SAMPLES_PER_DISPATCH;
+    data->sample_end = end;
+    data->flags = VXR_DATA_ACCUMULATE | (t->has_aovs ? VXR_DATA_AOVS : 0u);
+    memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_READ_BIT, TRANSFER,
+                   VK_ACCESS_TRANSFER_WRITE_BIT);
+    c->vk.vkCmdUpdateBuffer(cmd, t->frame.buffer, 0, sizeof *data, data);
+    memory_barrier(c, cmd, TRANSFER, VK_ACCESS_TRANSFER_WRITE_BIT, COMPUTE,
+                   VK_ACCESS_SHADER_READ_BIT);
+    for (uint32_t s = base; s < end; s += data->samples) {
+        p->ray_count = s;
+        dispatch(r, t, p, pipeline, t->width, t->height, cmd);
+    }
+    if (t->has_aovs)
+        memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT,
+                       ALL | VK_PIPELINE_STAGE_HOST_BIT, HOST_USES | VK_ACCESS_HOST_READ_BIT);
+    t->samples = end;
+}
+
 static vxr_result check_frame(vxr_renderer *r, vxr_target *t, const vxr_frame *f, vxr_error *err) {
     vxr_context *c = r->ctx;
     const vxr_camera *cam = f->camera;
@@ -154,6 +187,26 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
                                    : VXR_MODE_FRAME;
     res = begin(r, t, f->grid, mode, &p, &pipeline, err);
     if (res != VXR_OK) return res;
+    vxr_gpu_frame data;
+    const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
+    if (model != VXR_LIGHT_FLAT) {
+        if (!t->has_light)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "render: a light frame needs a target created with light");
+        if (f->grid > 1)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "render: light frames are of voxels (grid 0 or 1), not grid %u",
+                                f->grid);
+        if ((res = vxr_light_frame(f->light, f->previous, &data, err)) != VXR_OK) return res;
+        if ((res = vxr_light_pipeline(r, model, mode, &pipeline, err)) != VXR_OK) return res;
+    }
+    VkPipeline denoise = VK_NULL_HANDLE;
+    if (f->denoise && model != VXR_LIGHT_FLAT) {
+        if (!t->has_aovs)
+            return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                                "render: denoising needs a target created with aovs");
+        if ((res = vxr_light_pipeline(r, 0, VXR_MODE_FRAME, &denoise, err)) != VXR_OK) return res;
+    }
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);
     memcpy(p.right, cam->right, sizeof p.right);
@@ -199,7 +252,17 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         p.flags |= VXR_FRAME_BEAM;
         dispatch(r, t, &p, r->pipes->beam, t->tiles_x, t->tiles_y, cmd);
     }
-    dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
+    if (model == VXR_LIGHT_FLAT) {
+        dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
+    } else {
+        light_dispatches(r, t, f, &data, &p, pipeline, cmd);
+        /* the denoiser's passes over the frame's light, the last into
+         * the image (dispatch orders each after the one before) */
+        for (uint32_t k = 0; denoise && k < VXR_DENOISE_PASSES; k++) {
+            p.ray_count = k;
+            dispatch(r, t, &p, denoise, t->width, t->height, cmd);
+        }
+    }
 
     if (t->host_image) {
         image_barrier(c, cmd, t->image, VK_IMAGE_ASPECT_COLOR_BIT, COMPUTE,

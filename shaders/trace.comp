@@ -20,6 +20,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "vxr_trace.h"
+#include "vxr_light.h"
 #include "vxr_scene.glsl"
 
 layout(local_size_x_id = VXR_SPEC_LOCAL_X, local_size_y_id = VXR_SPEC_LOCAL_Y) in;
@@ -32,6 +33,9 @@ layout(constant_id = VXR_SPEC_RAYS) const bool RAYS = false;
 layout(constant_id = VXR_SPEC_HOST) const bool HOST = false;
 /* Frames may start each ray at its tile's beam distance (beam.comp). */
 layout(constant_id = VXR_SPEC_BEAM) const bool BEAM = false;
+/* VXR_LIGHT_*: lit and path frames trace light rays after the primary one
+ * (vxr_light.h); flat frames are compiled without them. */
+layout(constant_id = VXR_SPEC_LIGHT) const uint LIGHT = VXR_LIGHT_FLAT;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
@@ -55,6 +59,16 @@ layout(set = VXR_SET_TARGET, binding = VXR_BIND_DEPTH, std430) buffer Depth {
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_BEAM, std430) readonly buffer Beam {
     float beam[];
 };
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_FRAME, std430) readonly buffer Frame {
+    VXR_FRAME_DATA_MEMBERS;
+}
+fr;
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_ACCUM, std430) buffer Accum {
+    vec4 accum[];
+};
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_AOV, std430) writeonly buffer Aov {
+    float aov[];
+};
 
 /* ---- the current instance's model and its model-space ray ---- */
 
@@ -66,6 +80,12 @@ float tmax; /* the best hit so far: cells beyond it are pruned, ties kept */
  * it, so a cell the ray leaves before it holds no hit and is not entered.
  * Exact: a hit cube inside a cell is entered before the cell is left. */
 float t_beam;
+/* Light rays: a voxel that holds no hit (the primary hit's: rays leave its
+ * face) of instance l_skip_i, m_skip when the current instance is it; and
+ * whether any hit will do (the walk ends at the first). */
+uint l_skip_i = VXR_PICK_MISS;
+ivec3 l_skip_lo;
+bool m_skip = false, l_any = false;
 
 /* A hit inside one octree, model space (pick.c's cell_hit). */
 ivec3 h_lo;
@@ -226,6 +246,7 @@ bool trace_octree() {
         precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
         bool enter = (st & (1u << child)) != 0u && s.inside && t0 < s.texit && !(t0 > tmax) &&
                      !(BEAM && s.texit < t_beam);
+        if (LIGHT != VXR_LIGHT_FLAT && m_skip && level == 1 && clo == l_skip_lo) enter = false;
         uint cnode =
             level > int(VXR_BRICK_LEVEL) ? node + uint(bitCount(st & ((1u << child) - 1u))) : node;
         uint coct = level == 1 ? (st >> 14u) & 7u : child;
@@ -283,6 +304,7 @@ void trace_instance(uint i) {
     m_node_base = bases.x;
     m_battr_base = bases.z;
     m_attr_base = bases.w;
+    m_skip = LIGHT != VXR_LIGHT_FLAT && i == l_skip_i;
     tmax = best_t;
     if (counts.x == 0u || !trace_octree()) return;
     if (h_t > best_t || (h_t == best_t && i > best_i)) return;
@@ -311,7 +333,7 @@ void trace_scene(float pad, float t_limit) {
      * mask, so a step that only pops nodes no longer carries an octree
      * walk; each ray still traces its items in the same order. */
     uint first = 0u, left = 0u; /* the leaf's items yet to trace */
-    while (sp > 0u || left > 0u) {
+    while ((sp > 0u || left > 0u) && !(LIGHT != VXR_LIGHT_FLAT && l_any && best_i != VXR_PICK_MISS)) {
         while (left == 0u && sp > 0u) {
             uint nd = stack[--sp];
             uint f = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO).w,
@@ -353,6 +375,100 @@ void trace_scene(float pad, float t_limit) {
 
 vec3 unpack_rgb(uint c) {
     return vec3(float(c & 255u), float((c >> 8u) & 255u), float((c >> 16u) & 255u)) / 255.0;
+}
+
+/* ---- light frames (vxr_light.h; core/light.c is the CPU reference) ---- */
+
+/* A lit or path pixel after the primary trace: its light rays, the sums
+ * kept over frames, the per-pixel outputs; the colour to store (sRGB
+ * codes / 255). */
+vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
+    precise vec4 s0 = vec4(0.0), s1 = vec4(0.0);
+    uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
+    if ((fr.flags & VXR_DATA_ACCUMULATE) != 0u && base > 0u) {
+        s0 = accum[2u * index];
+        s1 = accum[2u * index + 1u];
+    }
+    vec3 albedo = vec3(0.0), n = vec3(0.0), world = rd;
+    precise vec3 lin;
+    float cos_sun = 0.0;
+    uint inst = best_i;
+    float t_hit = best_t;
+    if (hit) {
+        for (int k = 0; k < 3; k++) albedo[k] = VXR_SRGB_LINEAR[(color >> (8u * uint(k))) & 255u];
+        for (int k = 0; k < 3; k++) {
+            precise float v = ro[k] + best_t * rd[k];
+            world[k] = v;
+        }
+    }
+    if (hit && face >= 0 && !incomplete) {
+        vec4 l2w[3] = vec4[3](instance_texel(best_i, VXR_INSTANCE_TO_WORLD),
+                              instance_texel(best_i, VXR_INSTANCE_TO_WORLD + 1u),
+                              instance_texel(best_i, VXR_INSTANCE_TO_WORLD + 2u));
+        vxr_face_normal(l2w, instance_texel(best_i, VXR_INSTANCE_MISC).x, face, n);
+        vxr_hit_point(best_O, best_D, best_t, best_lo, 1, face >> 1, l2w, world);
+        cos_sun = vxr_dot3(n, fr.sun.xyz);
+        cos_sun = cos_sun > 0.0 ? cos_sun : 0.0;
+        l_skip_i = best_i;
+        l_skip_lo = best_lo;
+        l_any = true;
+        t_beam = 0.0;
+        /* One trace call for every light ray: lavapipe inlines each call. */
+        for (uint k = 2u * base; k < 2u * end; k++) {
+            uint s = k >> 1u, role = k & 1u;
+            ro = world;
+            /* a sun ray not traced is blocked; an occlusion ray (radius 0:
+             * occlusion off) is free */
+            bool go = role == 0u ? cos_sun > 0.0 : fr.sun_t.w > 0.0;
+            if (role == 0u)
+                vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
+                            vxr_sample_key(index, s, 0u), rd);
+            else
+                vxr_cosine_dir(n, vxr_sample_key(index, s, 1u), rd);
+            best_i = role == 0u ? 0u : VXR_PICK_MISS;
+            if (go) trace_scene(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
+            if (best_i != VXR_PICK_MISS) continue;
+            if (role == 0u) {
+                s0.w += 1.0;
+            } else {
+                for (int c = 0; c < 3; c++) s0[c] += vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
+                s1.x += 1.0;
+            }
+        }
+    }
+    float count = float(end);
+    for (int c = 0; c < 3; c++)
+        lin[c] = hit ? vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count, 0.0)
+                     : vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
+    accum[2u * index] = s0;
+    accum[2u * index + 1u] = s1;
+    if ((fr.flags & VXR_DATA_AOVS) != 0u) {
+        uint plane = pc.width * pc.height;
+        for (uint c = 0u; c < 3u; c++) {
+            aov[plane * VXR_AOV_ALBEDO + 3u * index + c] = albedo[c];
+            aov[plane * VXR_AOV_NORMAL + 3u * index + c] = n[c];
+        }
+        aov[plane * VXR_AOV_INSTANCE + index] = uintBitsToFloat(hit ? inst : VXR_PICK_MISS);
+        aov[plane * VXR_AOV_SUN + index] = hit ? s0.w / count : -1.0;
+        aov[plane * VXR_AOV_AO + index] = hit ? s1.x / count : -1.0;
+        vec2 motion = vec2(0.0);
+        if (fr.prev_eye.w >= 0.0) {
+            vxr_xy q = vxr_prev_pixel(fr.prev_eye, fr.prev_m0, fr.prev_m1, fr.prev_m2, world, hit,
+                                      pc.width, pc.height);
+            if (q.x > -1e29) {
+                precise float mx = q.x - (float(px.x) + 0.5), my = q.y - (float(px.y) + 0.5);
+                motion = vec2(mx, my);
+            }
+        }
+        aov[plane * VXR_AOV_MOTION + 2u * index] = motion.x;
+        aov[plane * VXR_AOV_MOTION + 2u * index + 1u] = motion.y;
+        aov[plane * VXR_AOV_T + index] = hit ? t_hit : VXR_INF;
+        for (uint c = 0u; c < 3u; c++) aov[plane * VXR_AOV_EMIT + 3u * index + c] = 0.0;
+    }
+    if (incomplete) return unpack_rgb(VXR_SHADE_INCOMPLETE);
+    uvec3 code;
+    for (int c = 0; c < 3; c++) code[c] = vxr_srgb_encode(lin[c]);
+    return vec3(code) / 255.0;
 }
 
 void main() {
@@ -432,6 +548,11 @@ void main() {
         }
         depth[index] = z;
     }
+    uvec2 at = px + uvec2(pc.offset & 0xffffu, pc.offset >> 16u);
+    if (LIGHT != VXR_LIGHT_FLAT) {
+        imageStore(color_image, ivec2(at), vec4(light_pixel(index, px, hit, face, color), 1.0));
+        return;
+    }
     vec3 rgb;
     if (incomplete) {
         rgb = unpack_rgb(VXR_SHADE_INCOMPLETE);
@@ -454,6 +575,5 @@ void main() {
         rgb = unpack_rgb(color) * k;
     }
     rgb = clamp(rgb, 0.0, 1.0);
-    uvec2 at = px + uvec2(pc.offset & 0xffffu, pc.offset >> 16u);
     imageStore(color_image, ivec2(at), vec4(rgb, 1.0));
 }

@@ -192,7 +192,8 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_RAYS         11 /* trace the ray batch, records only */
 #define VXR_SPEC_HOST         12 /* a host's needs: depth in and out */
 #define VXR_SPEC_BEAM         13 /* frames read a start distance per tile (shaders/beam.comp) */
-#define VXR_SPEC_COUNT        14
+#define VXR_SPEC_LIGHT        14 /* VXR_LIGHT_*: the frame's light model */
+#define VXR_SPEC_COUNT        15
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -218,8 +219,29 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_RAYS       2 /* VXR_RAY_FLOATS per ray */
 #define VXR_BIND_DEPTH      3 /* float per pixel: the host's depth in, the frame's out */
 #define VXR_BIND_BEAM       4 /* float per VXR_BEAM_TILE^2 tile: the beam's start distance */
-#define VXR_TARGET_BINDINGS 5
-#define VXR_RAY_FLOATS      6 /* origin xyz, direction xyz (vxr_ray) */
+#define VXR_BIND_FRAME      5 /* vxr_gpu_frame: the light of the frame */
+#define VXR_BIND_ACCUM      6 /* VXR_ACCUM_FLOATS per pixel: the sums of the samples so far */
+#define VXR_BIND_AOV        7 /* the per-pixel outputs, VXR_AOV_* planes of width * height */
+#define VXR_BIND_DENOISE    8 /* 2 x vec4 per pixel: the denoiser's passes (denoise.comp) */
+#define VXR_TARGET_BINDINGS 9
+#define VXR_DENOISE_PASSES  5 /* a-trous passes: taps 1, 2, 4, 8 and 16 pixels apart */
+/* A pixel's sums (light frames): lit: sky radiance xyz, sun visibility;
+ * occlusion, 0, 0, 0. path: radiance xyz, sun visibility; 0, 0, 0, 0. */
+#define VXR_ACCUM_FLOATS 8u
+/* The planes of the per-pixel outputs, in floats per pixel from the
+ * buffer's start (times width * height): albedo xyz, normal xyz, instance
+ * (uint bits), sun, ao, motion xy, the primary hit's t (VXR_INF on a
+ * miss), emission xyz (linear). Depth is the target's depth buffer. */
+#define VXR_AOV_ALBEDO   0u
+#define VXR_AOV_NORMAL   3u
+#define VXR_AOV_INSTANCE 6u
+#define VXR_AOV_SUN      7u
+#define VXR_AOV_AO       8u
+#define VXR_AOV_MOTION   9u
+#define VXR_AOV_T        11u
+#define VXR_AOV_EMIT     12u
+#define VXR_AOV_FLOATS   15u
+#define VXR_RAY_FLOATS   6 /* origin xyz, direction xyz (vxr_ray) */
 /* The beam pre-pass (shaders/beam.comp): one start distance per tile of
  * VXR_BEAM_TILE x VXR_BEAM_TILE pixels, tiles row by row from the top. */
 #define VXR_BEAM_TILE 8u
@@ -257,7 +279,7 @@ typedef uint32_t vxr_uint;
     vxr_uint width;                                                                                \
     vxr_uint height;                                                                               \
     vxr_uint bvh_nodes;                                                                            \
-    vxr_uint ray_count;  /* a batch's rays */                                                      \
+    vxr_uint ray_count;  /* a batch's rays; a light frame's dispatch: its first sample */          \
     vxr_uint loop_probe; /* VXR_LOOP_PROBE: detects a device's loop limit */                       \
     VXR_VEC4(depth_z);                                                                             \
     VXR_VEC4(depth_w);                                                                             \
@@ -275,6 +297,32 @@ typedef uint32_t vxr_uint;
 #define VXR_FRAME_DEPTH_OUT   8u  /* write each pixel's depth */
 #define VXR_FRAME_DEPTH_IN    16u /* read the host's depth first: keep what is nearer */
 #define VXR_FRAME_BEAM        32u /* the beam pass wrote this frame's start distances */
+
+/* Light models (the LIGHT specialisation constant, vxr_light.model). */
+#define VXR_LIGHT_FLAT 0u /* palette colour times one fixed directional term */
+#define VXR_LIGHT_LIT  1u /* sun with shadow rays, sky with occlusion rays */
+#define VXR_LIGHT_PATH 2u /* progressive path tracing */
+
+/* The light of a frame as both sides read it (std430; a storage buffer on
+ * the GPU, written by the frame's commands). */
+#define VXR_FRAME_DATA_MEMBERS                                                                     \
+    VXR_VEC4(sun);       /* xyz unit vector towards the sun, w tan(diameter / 2) */                \
+    VXR_VEC4(sun_t);     /* xyz unit tangent of sun (vxr_basis), w the occlusion radius */         \
+    VXR_VEC4(sun_b);     /* xyz unit bitangent, w 0 */                                             \
+    VXR_VEC4(sun_color); /* xyz linear radiance, w 0 */                                            \
+    VXR_VEC4(zenith);    /* xyz linear sky straight up, w 0 */                                     \
+    VXR_VEC4(horizon);   /* xyz linear sky at and below the horizon, w 0 */                        \
+    VXR_VEC4(prev_eye);  /* xyz the previous camera's eye, w its projection or -1: none */         \
+    VXR_VEC4(prev_m0);   /* rows of the inverse of [forward right up] of the previous */           \
+    VXR_VEC4(prev_m1);   /* camera; w of m0, m1: its tan_half_fov * aspect, tan_half_fov */        \
+    VXR_VEC4(prev_m2);                                                                             \
+    vxr_uint model;      /* VXR_LIGHT_* */                                                         \
+    vxr_uint samples;    /* samples a dispatch adds (from push batch) */                           \
+    vxr_uint sample_end; /* the frame's samples end here */                                        \
+    vxr_uint flags       /* VXR_DATA_* */
+
+#define VXR_DATA_ACCUMULATE 1u /* add to the sums of earlier frames (else start afresh) */
+#define VXR_DATA_AOVS       2u /* write the per-pixel outputs */
 
 /* The iterations of the shader's last loop: a device that cut the trace's
  * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
@@ -346,11 +394,15 @@ typedef struct vxr_push {
     VXR_PUSH_MEMBERS
 } vxr_push;
 
+typedef struct vxr_gpu_frame {
+    VXR_FRAME_DATA_MEMBERS;
+} vxr_gpu_frame;
+
 /* The values of the specialisation constants, at offset 4 * id. */
 typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
-    uint32_t attr_size, grid, picks, rays, host, beam;
+    uint32_t attr_size, grid, picks, rays, host, beam, light;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
@@ -382,11 +434,14 @@ VXR_STATIC_ASSERT(offsetof(vxr_push, forward) == 16 && offsetof(vxr_push, up) ==
                       offsetof(vxr_push, width) == 60 && offsetof(vxr_push, depth_z) == 80 &&
                       offsetof(vxr_push, flags) == 112 && sizeof(vxr_push) == 128,
                   "std430 push constants");
+VXR_STATIC_ASSERT(offsetof(vxr_gpu_frame, model) == 160 && sizeof(vxr_gpu_frame) == 176,
+                  "std430 frame data");
 VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, grid) == 4 * VXR_SPEC_GRID &&
                       offsetof(vxr_spec, rays) == 4 * VXR_SPEC_RAYS &&
                       offsetof(vxr_spec, host) == 4 * VXR_SPEC_HOST &&
                       offsetof(vxr_spec, beam) == 4 * VXR_SPEC_BEAM &&
+                      offsetof(vxr_spec, light) == 4 * VXR_SPEC_LIGHT &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&

@@ -169,6 +169,17 @@ VXR_FN void vxr_affine_dir(VXR_IN_ROWS(m), VXR_IN_VEC3(v), VXR_OUT_VEC3(dest)) {
     }
 }
 
+/* (d0, d1, d2) / its length. */
+VXR_FN void vxr_normalize(float d0, float d1, float d2, VXR_OUT_VEC3(dest)) {
+    VXR_PRECISE float len = VXR_SQRT(d0 * d0 + d1 * d1 + d2 * d2);
+    VXR_PRECISE float n0 = d0 / len;
+    VXR_PRECISE float n1 = d1 / len;
+    VXR_PRECISE float n2 = d2 / len;
+    dest[0] = n0;
+    dest[1] = n1;
+    dest[2] = n2;
+}
+
 /* The direction of the ray through the centre of pixel (i, j) of a w x h
  * image, row 0 at the top (DESIGN.md §2): normalize(f + x r + y u). */
 VXR_FN void vxr_camera_dir(VXR_IN_VEC3(f), VXR_IN_VEC3(r), VXR_IN_VEC3(u), float tan_half_fov,
@@ -179,13 +190,7 @@ VXR_FN void vxr_camera_dir(VXR_IN_VEC3(f), VXR_IN_VEC3(r), VXR_IN_VEC3(u), float
     VXR_PRECISE float d0 = f[0] + x * r[0] + y * u[0];
     VXR_PRECISE float d1 = f[1] + x * r[1] + y * u[1];
     VXR_PRECISE float d2 = f[2] + x * r[2] + y * u[2];
-    VXR_PRECISE float len = VXR_SQRT(d0 * d0 + d1 * d1 + d2 * d2);
-    VXR_PRECISE float n0 = d0 / len;
-    VXR_PRECISE float n1 = d1 / len;
-    VXR_PRECISE float n2 = d2 / len;
-    dest[0] = n0;
-    dest[1] = n1;
-    dest[2] = n2;
+    vxr_normalize(d0, d1, d2, dest);
 }
 
 /* The ray origin of pixel (i, j) of an orthographic camera (vxr/camera.h):

@@ -16,6 +16,40 @@ enum { DEFAULT_WIDTH = 128, DEFAULT_HEIGHT = 96 };
 #define MASK_FAILED   0xff0000ffu
 #define MASK_FORGIVEN 0xff00ffffu
 
+/* A light frame's pixel k against the CPU reference: 0 when every output
+ * is equal bit for bit, else the names of those that differ in dest. */
+static int light_diff(const vxr_target *t, size_t pixels, size_t k, uint32_t gpu_rgba,
+                      const vxr_lit_pixel *ref, char *dest, size_t size) {
+    const float *aov = vxr_target_aovs(t);
+    struct {
+        const char *name;
+        const void *gpu, *cpu;
+        size_t bytes;
+    } field[] = {
+        {"colour", &gpu_rgba, &ref->rgba, 4},
+        {"sun", aov + VXR_AOV_SUN * pixels + k, &ref->sun, 4},
+        {"ao", aov + VXR_AOV_AO * pixels + k, &ref->ao, 4},
+        {"albedo", aov + VXR_AOV_ALBEDO * pixels + 3 * k, ref->albedo, 12},
+        {"normal", aov + VXR_AOV_NORMAL * pixels + 3 * k, ref->normal, 12},
+        {"instance", aov + VXR_AOV_INSTANCE * pixels + k, &ref->instance, 4},
+    };
+    int n = 0;
+    dest[0] = 0;
+    for (size_t f = 0; f < sizeof field / sizeof *field; f++)
+        if (memcmp(field[f].gpu, field[f].cpu, field[f].bytes)) {
+            size_t used = strlen(dest);
+            snprintf(dest + used, size - used, "%s%s", n++ ? ", " : "", field[f].name);
+        }
+    if (n) {
+        float gs = aov[VXR_AOV_SUN * pixels + k], ga = aov[VXR_AOV_AO * pixels + k];
+        size_t used = strlen(dest);
+        snprintf(dest + used, size - used,
+                 " (gpu colour %08x sun %.9g ao %.9g; cpu colour %08x sun %.9g ao %.9g)", gpu_rgba,
+                 (double)gs, (double)ga, ref->rgba, (double)ref->sun, (double)ref->ao);
+    }
+    return n;
+}
+
 static void describe(const vxr_pick *p, char *dest, size_t size) {
     if (!p->hit) {
         snprintf(dest, size, "miss");
@@ -64,13 +98,21 @@ int cmd_pickcheck(int argc, char **argv) {
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
     vxr_picker *picker = NULL;
-    vxr_target_desc td = {
-        .width = a.cam.width, .height = a.cam.height, .picks = true, .readback = true};
-    if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
+    const vxr_light *light = &a.light.light;
+    const bool lit = light->model != VXR_LIGHT_FLAT;
+    vxr_gpu_frame data;
+    vxr_target_desc td = {.width = a.cam.width,
+                          .height = a.cam.height,
+                          .picks = true,
+                          .readback = true,
+                          .light = lit,
+                          .aovs = lit};
+    if ((r = vxr_light_frame(light, NULL, &data, &err)) == VXR_OK &&
+        (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
-        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
-        r = cli_gpu_submit(&gpu, &err);
+        (r = cli_gpu_submit(&gpu, &err)) == VXR_OK)
+        r = cli_render_frames(&gpu, ren, target, &a, NULL, &err);
     if (r != VXR_OK) status = cli_fail(a.scene, r, &err);
     if (status == EXIT_OK && vxr_picker_create(scene, &picker) != VXR_OK)
         status = cli_fail(a.scene, VXR_ERROR_MEMORY, NULL);
@@ -95,6 +137,17 @@ int cmd_pickcheck(int argc, char **argv) {
                 vxr_result x = cli_expand_record(scene, &ray, &recs[k], what, &g, &why);
                 uint32_t diff = x == VXR_OK ? vxr_pick_diff(&cpu, &g) : VXR_DIFF_HIT;
                 hits += cpu.hit != 0;
+                char light_names[256] = "";
+                vxr_lit_pixel ref;
+                if (lit &&
+                    vxr_light_pixel(picker, &a.cam, &data, i, j, light->samples, &ref) == VXR_OK &&
+                    light_diff(target, pixels, k, colors[k], &ref, light_names,
+                               sizeof light_names)) {
+                    mask[k] = MASK_FAILED;
+                    if (failed++ < SHOW)
+                        printf("pixel %u,%u: light differs: %s\n", i, j, light_names);
+                    continue;
+                }
                 /* The mask: the image dimmed, failures red, forgiven yellow. */
                 uint32_t c = colors[k], grey = ((c & 255) + (c >> 8 & 255) + (c >> 16 & 255)) / 6;
                 mask[k] = 0xff000000u | grey * 0x010101u;
@@ -120,10 +173,11 @@ int cmd_pickcheck(int argc, char **argv) {
                 printf("pixel %u,%u: %s differ: cpu %s; gpu %s\n", i, j, names, a_s, b_s);
             }
         if (failed > SHOW) printf("... and %zu more mismatching pixels\n", failed - SHOW);
-        printf("%s: %ux%u on %s, grid %u, %zu hits; tolerance %s voxels: %zu forgiven near "
-               "cell boundaries\n",
-               a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid, hits,
-               CLI_DOUBLE(eps), forgiven);
+        printf("%s: %ux%u on %s, grid %u, light %s (%u samples), %zu hits; tolerance %s "
+               "voxels: %zu forgiven near cell boundaries\n",
+               a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid,
+               cli_light_name(light->model), lit ? light->samples : 0, hits, CLI_DOUBLE(eps),
+               forgiven);
         if (failed) {
             r = cli_write_png(mask_path, mask, a.cam.width, a.cam.height, &err);
             if (r != VXR_OK)

@@ -1,6 +1,7 @@
-/* vxr render: a frame on the GPU to a PNG, and (--hits) its pick records
- * and (--depth) its depths. All outputs land together or none does: each is
- * a temporary file until every one has been written. */
+/* vxr render: a frame on the GPU to a PNG, and (--hits) its pick records,
+ * (--depth) its depths and (--aov NAME:FILE) its other per-pixel outputs.
+ * All outputs land together or none does: each is a temporary file until
+ * every one has been written. */
 #include <errno.h>
 #include <string.h>
 #include "commands.h"
@@ -30,7 +31,17 @@ static vxr_result write_bytes(FILE *f, const void *data, size_t size, vxr_error 
     return VXR_ERROR_IO;
 }
 
-enum { OUT_PNG, OUT_DEPTH, OUT_HITS, OUTPUTS };
+enum { OUT_PNG, OUT_DEPTH, OUT_HITS, OUT_AOV, OUTPUTS = OUT_AOV + CLI_AOV_KINDS };
+
+/* One --aov output: its plane of the target's outputs (or the depth). */
+static vxr_result write_aov(FILE *f, const vxr_target *t, const vxr_camera *cam, int kind,
+                            vxr_error *err) {
+    const size_t pixels = (size_t)cam->width * cam->height;
+    const cli_aov_kind *k = &cli_aov_kinds[kind];
+    const float *data =
+        kind == CLI_AOV_DEPTH ? vxr_target_depth(t) : vxr_target_aovs(t) + k->plane * pixels;
+    return write_bytes(f, data, pixels * k->floats * sizeof(float), err);
+}
 
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
@@ -39,8 +50,10 @@ int cmd_render(int argc, char **argv) {
         return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z or --camera FILE");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
     /* no two outputs over each other: the last written would win */
-    static const char *const options[OUTPUTS] = {"--out", "--depth", "--hits"};
+    static const char *const options[OUTPUTS] = {"--out", "--depth", "--hits", "--aov", "--aov",
+                                                 "--aov", "--aov",   "--aov",  "--aov", "--aov"};
     const char *paths[OUTPUTS] = {a.out, a.depth, a.hits};
+    for (int k = 0; k < CLI_AOV_KINDS; k++) paths[OUT_AOV + k] = a.light.aov_path[k];
     int status = cli_distinct_outputs(OUTPUTS, options, paths);
     if (status != EXIT_OK) return status;
     /* every output's temporary file first: a path that cannot be written
@@ -60,16 +73,28 @@ int cmd_render(int argc, char **argv) {
     }
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
+    const bool lit = a.light.light.model != VXR_LIGHT_FLAT;
     vxr_target_desc td = {.width = a.cam.width,
                           .height = a.cam.height,
                           .picks = a.hits != NULL,
                           .readback = true,
-                          .depth = a.depth != NULL};
+                          .depth = a.depth != NULL || a.light.aov_path[CLI_AOV_DEPTH],
+                          .light = lit,
+                          .aovs = a.light.denoise ||
+                                  a.light.aovs > (a.light.aov_path[CLI_AOV_DEPTH] ? 1 : 0)};
+    vxr_camera prev;
+    if (a.light.prev_camera && (status = cli_read_camera(a.light.prev_camera, a.cam.width,
+                                                         a.cam.height, &prev)) != EXIT_OK) {
+        for (int k = 0; k < OUTPUTS; k++) vxr_output_abort(outs[k]);
+        cli_gpu_close(&gpu);
+        vxr_scene_destroy(scene);
+        return status;
+    }
     if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
-        (r = vxr_renderer_render(ren, target, &a.cam, a.grid, gpu.cmd, &err)) == VXR_OK)
-        r = cli_gpu_submit(&gpu, &err);
+        (r = cli_gpu_submit(&gpu, &err)) == VXR_OK)
+        r = cli_render_frames(&gpu, ren, target, &a, a.light.prev_camera ? &prev : NULL, &err);
     int failed = -1; /* the output that failed, if any */
     if (r != VXR_OK) {
         status = cli_fail(a.scene, r, &err);
@@ -90,6 +115,11 @@ int cmd_render(int argc, char **argv) {
                     (r = vxr_output_finish(outs[OUT_HITS], &err)) != VXR_OK)) {
             failed = OUT_HITS;
         }
+        for (int k = 0; k < CLI_AOV_KINDS && failed < 0; k++)
+            if (outs[OUT_AOV + k] && ((r = write_aov(vxr_output_file(outs[OUT_AOV + k]), target,
+                                                     &a.cam, k, &err)) != VXR_OK ||
+                                      (r = vxr_output_finish(outs[OUT_AOV + k], &err)) != VXR_OK))
+                failed = OUT_AOV + k;
         if (failed >= 0) status = cli_fail(paths[failed], r, &err);
     }
     /* all written: put them in place */

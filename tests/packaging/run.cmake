@@ -23,7 +23,7 @@ if(NOT PKG_CONFIG)
 endif()
 
 file(GLOB public_headers RELATIVE ${SOURCE}/core/include ${SOURCE}/core/include/vxr/*.h)
-list(APPEND public_headers vxr/renderer.h vxr/version.h vxr/vxr_layout.h)
+list(APPEND public_headers vxr/renderer.h vxr/target.h vxr/version.h vxr/vxr_layout.h)
 set(consumer ${SOURCE}/tests/packaging/consumer)
 
 # The install prefix of kind `kind`: what it holds and what it does not.

@@ -73,10 +73,13 @@ function(model_voxels file var)
 endfunction()
 model_voxels(${scene} before)
 
-set(camera --eye ${eye} --target ${target} --fov ${fov} --size ${width}x${height} --validate)
+include(${CMAKE_CURRENT_LIST_DIR}/light_args.cmake)
+view_light_args("${summary}" light_args)
+set(camera_base --eye ${eye} --target ${target} --fov ${fov} --size ${width}x${height} --validate)
 if(NOT cull)
-    list(APPEND camera --no-cull)
+    list(APPEND camera_base --no-cull)
 endif()
+set(camera ${camera_base} ${light_args})
 execute_process(COMMAND ${VXR} render ${scene} ${camera} --out ${dir}/unedited.png
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${shot} ${dir}/unedited.png
@@ -106,7 +109,7 @@ foreach(saved ${saves})
 endforeach()
 
 list(GET saves -1 last)
-execute_process(COMMAND ${VXR} render ${dir}/${last} ${camera} --grid ${grid}
+execute_process(COMMAND ${VXR} render ${dir}/${last} ${camera_base} --grid ${grid}
                         --out ${dir}/grid.png --hits ${dir}/hits.txt
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -43,6 +43,8 @@ foreach(key eye target)
     string(REPLACE ";" "," ${key} "${${key}}")
 endforeach()
 string(JSON fov GET "${summary}" fov)
+include(${CMAKE_CURRENT_LIST_DIR}/light_args.cmake)
+view_light_args("${summary}" light_args)
 if(CULLED AND NOT visible LESS instances)
     message(FATAL_ERROR "vxr view: ${visible} of ${instances} instances visible, expected culling")
 endif()
@@ -58,8 +60,8 @@ endif()
 if(NOT cull)
     list(APPEND render --no-cull)
 endif()
-execute_process(COMMAND ${render} --out ${WORK}/${NAME}-render.png RESULT_VARIABLE rc
-                ERROR_VARIABLE err)
+execute_process(COMMAND ${render} ${light_args} --out ${WORK}/${NAME}-render.png
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "vxr render: exit status ${rc}: ${err}")
 endif()
@@ -68,7 +70,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${shot} ${WORK}/${NAME
 if(differ)
     message(FATAL_ERROR "the viewer's frame ${shot} differs from vxr render's ${WORK}/${NAME}-render.png")
 endif()
-execute_process(COMMAND ${render} --grid ${GRID} --out ${WORK}/${NAME}-grid.png
+execute_process(COMMAND ${render} --light flat --grid ${GRID} --out ${WORK}/${NAME}-grid.png
                         --hits ${WORK}/${NAME}-hits.txt RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "vxr render --hits: exit status ${rc}: ${err}")

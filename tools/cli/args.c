@@ -87,12 +87,22 @@ void cli_view_args_init(cli_view_args *a, uint32_t width, uint32_t height) {
     a->cam.height = height;
     a->grid = 1;
     a->cull = true;
+    cli_light_args_init(&a->light, VXR_LIGHT_LIT);
 }
 
 int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *i) {
     const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int light = cli_light_arg(&a->light, cmd, o, v);
+    if (light) {
+        *i += light > 0;
+        return light;
+    }
     if (!strcmp(o, "--json")) {
         a->json = true;
+        return 1;
+    }
+    if (!strcmp(o, "--denoise")) {
+        a->light.denoise = true;
         return 1;
     }
     if (!strcmp(o, "--validate")) {
@@ -171,6 +181,25 @@ bool cli_view_args_done(cli_view_args *a, const char *cmd) {
         return cli_usage("%s: --camera replaces --eye, --target and --fov", cmd), false;
     if (a->depth && strcmp(cmd, "render"))
         return cli_usage("%s: unknown option '--depth' (render has it)", cmd), false;
+    /* lit is the default of render and view, flat of the others */
+    cli_light_args *l = &a->light;
+    if (!l->model_given && strcmp(cmd, "render") && strcmp(cmd, "view"))
+        l->light.model = VXR_LIGHT_FLAT;
+    /* a grid's cubes are a picking view: drawn flat */
+    if (a->grid > 1 && strcmp(cmd, "view")) {
+        if (l->model_given && l->light.model != VXR_LIGHT_FLAT)
+            return cli_usage("%s: --grid %u draws flat: --light %s is for voxels", cmd, a->grid,
+                             cli_light_name(l->light.model)),
+                   false;
+        l->light.model = VXR_LIGHT_FLAT;
+    }
+    if ((l->aovs || l->prev_camera) && strcmp(cmd, "render"))
+        return cli_usage("%s: --aov and --prev-camera are render's", cmd), false;
+    if ((l->aovs || l->denoise) && l->light.model == VXR_LIGHT_FLAT)
+        return cli_usage("%s: --aov and --denoise need --light lit or path", cmd), false;
+    if (l->aov_path[CLI_AOV_DEPTH] && a->depth)
+        return cli_usage("%s: --aov depth:FILE and --depth FILE are one output: give one", cmd),
+               false;
     return true;
 }
 

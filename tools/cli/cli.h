@@ -13,6 +13,7 @@
 #include "vxr/camera.h"
 #include "vxr/cull.h"
 #include "vxr/formats.h"
+#include "vxr/light.h"
 
 /* DESIGN.md §5: 0 success, 1 bad input, 2 usage error, 3 no usable device. */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
@@ -129,6 +130,36 @@ bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
  * pickcheck, view): SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG]
  * [--camera FILE] [--size WxH] [--grid N] [--out FILE] [--hits FILE]
  * [--depth FILE] [--json] [--validate] [--no-cull]. */
+/* ---- light (tools/cli/light_args.c) ---- */
+
+#define CLI_MAX_SAMPLES 65536u
+/* The per-pixel outputs of --aov NAME:FILE: the plane (VXR_AOV_*; depth is
+ * the target's depth) and floats per pixel. */
+#define CLI_AOV_KINDS 7
+enum { CLI_AOV_DEPTH = 2 };
+typedef struct cli_aov_kind {
+    const char *name;
+    uint32_t plane, floats;
+} cli_aov_kind;
+extern const cli_aov_kind cli_aov_kinds[CLI_AOV_KINDS];
+
+typedef struct cli_light_args {
+    vxr_light light;
+    bool model_given;
+    const char *aov_path[CLI_AOV_KINDS]; /* by cli_aov_kinds index; NULL: not asked */
+    int aovs;                            /* how many are asked */
+    const char *prev_camera;             /* --prev-camera FILE */
+    bool denoise;                        /* --denoise */
+} cli_light_args;
+
+/* vxr_light_defaults with the command's default model. */
+void cli_light_args_init(cli_light_args *l, uint32_t model);
+/* Takes option o with value v when it is a light option: 1; 0 when it is
+ * not (or has no value); -1 after a usage message. */
+int cli_light_arg(cli_light_args *l, const char *cmd, const char *o, const char *v);
+/* "flat", "lit" or "path". */
+const char *cli_light_name(uint32_t model);
+
 typedef struct cli_view_args {
     const char *scene, *out, *hits;
     vxr_camera cam; /* eye, target, fov and size as given */
@@ -137,6 +168,7 @@ typedef struct cli_view_args {
     const char *depth;  /* --depth FILE (render only) */
     uint32_t grid;
     bool json, validate, cull;
+    cli_light_args light;
 } cli_view_args;
 
 /* Defaults: no scene, size width x height, grid 1, culling on. */

@@ -1,6 +1,7 @@
 /* The command line's Vulkan plumbing: volk, a queue, submit-and-wait. */
 #include "gpu.h"
 #include <string.h>
+#include <time.h>
 
 vxr_result cli_vk_error(vxr_error *err, VkResult vr, const char *call) {
     if (err)
@@ -161,4 +162,44 @@ int cli_validation_status(const char *cmd, const cli_gpu *g, bool validate, int 
     if (status != EXIT_OK || !validate || !messages) return status;
     fprintf(stderr, "vxr: %s: %u validation messages\n", cmd, messages);
     return EXIT_INPUT;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+vxr_result cli_render_frames(cli_gpu *gpu, vxr_renderer *ren, vxr_target *t, const cli_view_args *a,
+                             const vxr_camera *prev, vxr_error *err) {
+    const vxr_light *light = &a->light.light;
+    vxr_light chunk = *light;
+    const uint32_t total = light->model == VXR_LIGHT_FLAT ? 1 : light->samples;
+    const uint32_t per = light->model == VXR_LIGHT_PATH ? 2 : 8;
+    const double start = now_s();
+    bool shown = false;
+    vxr_result r = VXR_OK;
+    for (uint32_t done = 0; done < total && r == VXR_OK;) {
+        chunk.samples = total - done < per ? total - done : per;
+        vxr_frame f = {.camera = &a->cam,
+                       .grid = a->grid,
+                       .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                       .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                       .light = &chunk,
+                       .accumulate = done > 0,
+                       .previous = prev,
+                       .denoise = a->light.denoise && done + chunk.samples == total};
+        if ((r = cli_gpu_begin(gpu, err)) == VXR_OK &&
+            (r = vxr_renderer_render_frame(ren, t, &f, gpu->cmd, err)) == VXR_OK)
+            r = cli_gpu_submit(gpu, err);
+        done += chunk.samples;
+        if (cli_progress(a->json) && (shown || now_s() - start > 1.0)) {
+            int bar = (int)(40.0 * done / total);
+            fprintf(stderr, "\rrender: [%.*s%*s] %u/%u samples", bar,
+                    "########################################", 40 - bar, "", done, total);
+            shown = true;
+        }
+    }
+    if (shown) fprintf(stderr, "\r\033[K");
+    return r;
 }

@@ -54,6 +54,13 @@ vxr_result cli_vk_error(vxr_error *err, VkResult vr, const char *call);
 vxr_result cli_expand_record(const vxr_scene *scene, const vxr_ray *ray, const vxr_gpu_pick *rec,
                              const char *what, vxr_pick *dest, vxr_error *err);
 
+/* a's frame into t (samples, light, grid and camera from a; previous
+ * camera prev or NULL): one submit for flat, else the samples in submits
+ * of a few (the sums carry over), with a progress bar on a terminal (not
+ * --json) once it has taken a second. */
+vxr_result cli_render_frames(cli_gpu *gpu, vxr_renderer *ren, vxr_target *t, const cli_view_args *a,
+                             const vxr_camera *prev, vxr_error *err);
+
 /* What render, bench render and pickcheck do first: loads a->scene, sets
  * the camera (orbit camera `view` when no --eye was given), culls by view
  * distance from the eye unless --no-cull, and opens the GPU with

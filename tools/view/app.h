@@ -123,6 +123,15 @@ typedef struct app {
     vxr_update_info update;   /* the last renderer update */
     uint64_t updated_version; /* the scene's version the renderer has */
     view_script script;
+
+    /* light (light.c) */
+    vxr_light light;      /* the frames' light (a sample a frame) */
+    float ao_radius;      /* O turns occlusion off (radius 0) and back to this */
+    vxr_camera accum_cam; /* what the target's sums were made with */
+    vxr_light accum_light;
+    uint64_t accum_version;
+    uint32_t samples; /* per pixel in the image shown */
+    bool denoised;    /* it was denoised */
 } app;
 
 /* The keys, printed on H and at the start on a terminal. */
@@ -172,6 +181,15 @@ bool view_edit_button(app *a, int button, int action, int mods, double x, double
 bool view_edit_cursor(app *a, double x0, double y0, double x, double y);
 /* The title's edit part: " | edit ..." (nothing outside edit mode). */
 void view_edit_readout(const app *a, char *dest, size_t size);
+
+/* light.c: the frames' light from the arguments; L, O and the arrow keys
+ * (true when key was one of them); the frame into the window's target (or,
+ * with shot, the samples it shows into the screenshot target): *dest is
+ * the target to present. */
+void view_light_init(app *a);
+bool view_light_key(app *a, int key);
+vxr_result view_light_render(app *a, vxr_target **dest, bool shot, VkCommandBuffer cmd,
+                             vxr_error *err);
 /* Releases the editor, the picker and the script. */
 void view_edit_free(app *a);
 

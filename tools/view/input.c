@@ -20,6 +20,7 @@ const char view_keys_help[] =
     "  Tab/V fly mode (WASD move, mouse look, Q/E down/up, shift faster, wheel speed),\n"
     "  F frame the picked cube, R reset the camera, [ ] halve/double the grid,\n"
     "  C culling on/off, P screenshot, H this help, Esc leave fly mode or quit;\n"
+    "  L light model (flat, lit, path), arrows move the sun, O occlusion on/off;\n"
     "  drop a file on the window to open it.\n"
     "E edit mode (outside fly mode): left click place the grid cube against the face,\n"
     "  left drag paint, right click remove, right drag orbit, I take the colour under\n"
@@ -61,7 +62,8 @@ void view_fly_keys(app *a, float dt) {
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     (void)scancode;
     app *a = glfwGetWindowUserPointer(w);
-    if (view_edit_key(a, key, action, mods) || action != GLFW_PRESS) return;
+    if (view_edit_key(a, key, action, mods) || action != GLFW_PRESS || view_light_key(a, key))
+        return;
     switch (key) {
     case GLFW_KEY_ESCAPE:
         if (a->fly)

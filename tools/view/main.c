@@ -212,7 +212,7 @@ static vxr_result update_renderer(app *a, view_frame *f, vxr_error *err) {
 
 static vxr_result ensure_targets(app *a, vxr_error *err) {
     uint32_t w = a->vk.extent.width, h = a->vk.extent.height;
-    vxr_target_desc td = {.width = w, .height = h, .picks = false, .readback = false};
+    vxr_target_desc td = {.width = w, .height = h, .light = true, .aovs = true};
     vxr_result r = VXR_OK;
     if (!a->target) r = vxr_target_create(a->vk.gpu.ctx, &td, &a->target, err);
     td.readback = true;
@@ -293,8 +293,8 @@ static int frame(app *a, uint64_t index, bool *shown) {
         return cli_fail(a->scene_name, r, &err);
     }
     bool shot = a->want_shot;
-    vxr_target *t = shot ? a->shot : a->target;
-    r = vxr_renderer_render(a->renderer, t, &a->cam, 1, f->cmd, &err); /* the grid is for picking */
+    vxr_target *t = NULL;
+    r = view_light_render(a, &t, shot, f->cmd, &err); /* grid 1: the grid is for picking */
     uint32_t px[2];
     bool pixel = r == VXR_OK && pick_pixel(a, a->cam.width, a->cam.height, px);
     f->picked = pixel && !a->editing;
@@ -469,6 +469,7 @@ static int open_view(app *a, bool *glfw) {
         a->host_cam_ok = true;
     }
     set_scene(a, scene, va->r.scene, va);
+    view_light_init(a);
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
         fprintf(stderr, "vxr: view: no display (%s)\n",

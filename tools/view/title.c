@@ -13,6 +13,10 @@ void view_readout(const app *a, char *dest, size_t size) {
     const vxr_pick *p = &a->pick;
     int n = snprintf(dest, size, "vxr view | %s | %.1f ms", a->scene_name, a->frame_ms);
     if (a->gpu_ms > 0) n += snprintf(dest + n, size - (size_t)n, ", GPU %.2f ms", a->gpu_ms);
+    n += snprintf(dest + n, size - (size_t)n, " | %s", cli_light_name(a->light.model));
+    if (a->light.model != VXR_LIGHT_FLAT)
+        n += snprintf(dest + n, size - (size_t)n, " %u spp%s", a->samples,
+                      a->denoised ? " denoised" : "");
     n += snprintf(dest + n, size - (size_t)n, " | %u/%u visible%s | grid %u%s", a->visible,
                   a->scene->instance_count, a->cull ? "" : " (cull off)", a->grid,
                   a->fly ? " | fly" : "");
@@ -51,13 +55,17 @@ void view_print_summary(const app *a) {
     printf("\",\"width\":%u,\"height\":%u,\"grid\":%u,\"visible\":%u,\"instances\":%u,"
            "\"cull\":%s,\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,"
            "\"frame_ms\":%.3f,\"gpu_ms\":%.3f,\"edit\":%s,\"undo\":%u,\"redo\":%u,"
-           "\"rss_min_kb\":%llu,\"rss_max_kb\":%llu}\n",
+           "\"rss_min_kb\":%llu,\"rss_max_kb\":%llu,\"light\":\"%s\",\"samples\":%u,"
+           "\"denoised\":%s,\"sun\":[%.9g,%.9g,%.9g],\"ao_radius\":%.9g}\n",
            a->cam.width, a->cam.height, a->grid, a->visible, a->scene->instance_count,
            a->cull ? "true" : "false", (double)e[0], (double)e[1], (double)e[2], (double)t[0],
            (double)t[1], (double)t[2], (double)a->cam.fov_deg,
            a->all_frame_n ? 1e3 * a->all_frame_sum / a->all_frame_n : a->frame_ms,
            a->all_gpu_n ? a->all_gpu_sum / a->all_gpu_n : a->gpu_ms, a->editing ? "true" : "false",
-           undo, redo, (unsigned long long)a->rss_min_kb, (unsigned long long)a->rss_max_kb);
+           undo, redo, (unsigned long long)a->rss_min_kb, (unsigned long long)a->rss_max_kb,
+           cli_light_name(a->light.model), a->samples, a->denoised ? "true" : "false",
+           (double)a->light.sun_azimuth, (double)a->light.sun_elevation,
+           (double)a->light.sun_diameter, (double)a->light.ao_radius);
 }
 
 void view_update_title(app *a, double now) {

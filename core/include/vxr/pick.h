@@ -83,6 +83,14 @@ VXR_API void vxr_picker_destroy(vxr_picker *picker);
 VXR_API vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                                 vxr_pick *dest);
 
+/* Whether a voxel of the visible scene meets the ray at some t in
+ * [0, t_max] (t_max may be INFINITY), voxel skip_lo of instance skip_i
+ * excepted (skip_i UINT32_MAX: none): the shadow and occlusion rays of
+ * vxr/light.h, with the walk and the tie rules of vxr_pick_ray. Any hit,
+ * not the nearest: the walk ends at the first one. */
+VXR_API bool vxr_pick_blocked(const vxr_picker *picker, const vxr_ray *ray, float t_max,
+                              uint32_t skip_i, const int32_t skip_lo[3]);
+
 /* Picks count rays into dest[count]: dest[i] is vxr_pick_ray of rays[i],
  * bit for bit, on any number of threads. A batch larger than a few hundred
  * rays is split over the picker's threads (vxr_picker_set_threads): the

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <vulkan/vulkan.h>
 #include "vxr/camera.h"
+#include "vxr/light.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -405,81 +406,7 @@ VXR_API void vxr_renderer_upload_done(vxr_renderer *r);
 /* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
 VXR_API void vxr_renderer_destroy(vxr_renderer *r);
 
-/* Target: where frames go. width x height pixels (both
- * 1..VXR_MAX_TARGET_SIZE), either vxr's own image or a rectangle of the
- * host's. A zero-initialised desc besides the size is vxr's own RGBA8 image
- * and nothing else. Each field's default, and what setting it does:
- *   picks     false: no records. true: also write a vxr_gpu_pick per pixel
- *             (row 0 at the top), host-visible (vxr_target_picks)
- *   readback  false: none. true: also copy the colours (and the depth, with
- *             `depth`) into host-visible memory (vxr_target_colors,
- *             vxr_target_depth); own image only
- *   depth     false: no depth. true: keep a float per pixel, the frame's
- *             depth in the camera's convention: what vxr_frame's depth_in
- *             and depth_out copy from and to the host's images
- *   image, view, format  VK_NULL_HANDLE: vxr's own image (below). Else the
- *             host's 2D image, a view of it (one mip level and layer) and
- *             their format: VK_FORMAT_R8G8B8A8_UNORM, B8G8R8A8_UNORM or
- *             R16G16B16A16_SFLOAT (any format with storage support), STORAGE
- *             usage; the device needs shaderStorageImageWriteWithoutFormat.
- *             vxr writes only the rectangle [x, x + width) x [y, y + height)
- *             and never destroys the image; it must outlive the target.
- *   x, y      0: the rectangle's corner in the host image.
- * vxr's own image: VK_FORMAT_R8G8B8A8_UNORM, usage STORAGE | SAMPLED |
- * TRANSFER_SRC, in VK_IMAGE_LAYOUT_GENERAL after a render with its shader
- * writes visible to transfers and to shader reads (sampling) at the compute
- * and fragment stages.
- * Colour space: vxr writes sRGB-encoded colour (the palette's values, shaded),
- * as it is, into any format: right for a UNORM image shown or sampled as
- * it is (or a swapchain that is not _SRGB); a host with a float (linear)
- * pipeline decodes it (the sRGB transfer function) when it reads. */
-#define VXR_MAX_TARGET_SIZE 16384u /* pixels per side */
-
-typedef struct vxr_target_desc {
-    uint32_t width, height;
-    bool picks;
-    bool readback;
-    bool depth;
-    VkImage image;
-    VkImageView view;
-    VkFormat format;
-    uint32_t x, y;
-} vxr_target_desc;
-
-typedef struct vxr_target vxr_target;
-
-/* VXR_ERROR_ARGUMENT with the reason for a bad size, a rectangle outside
- * 1..VXR_MAX_TARGET_SIZE, readback of a host image, or a host image without
- * its view or format. */
-VXR_API vxr_result vxr_target_create(vxr_context *ctx, const vxr_target_desc *desc,
-                                     vxr_target **dest, vxr_error *err);
-/* The caller makes sure the GPU no longer uses it. NULL is a no-op. */
-VXR_API void vxr_target_destroy(vxr_target *t);
-/* The colour image: vxr's own (see vxr_target_desc) or the host's. */
-VXR_API VkImage vxr_target_image(const vxr_target *t);
-/* vxr's own image's view (VK_FORMAT_R8G8B8A8_UNORM, for sampling in
- * GENERAL), or the host's view. */
-VXR_API VkImageView vxr_target_view(const vxr_target *t);
-/* Records a copy of the target's last frame (recorded before it into cmd
- * or into a command buffer submitted earlier; the target must have been
- * rendered at least once, into vxr's own image) into a host image dst of
- * the target's size: dst goes from dst_layout (UNDEFINED drops its
- * contents) to TRANSFER_DST_OPTIMAL, waiting for earlier work at the
- * transfer stage (where a host waits on a swapchain's acquire semaphore),
- * then a blit (nearest, unscaled, converting the format) writes it; dst is
- * left in TRANSFER_DST_OPTIMAL with the writes done at the transfer stage.
- * dst needs TRANSFER_DST usage and a format with BLIT_DST support. */
-VXR_API void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout,
-                             VkCommandBuffer cmd);
-/* After the command buffer of the last render completed: width * height
- * RGBA8 pixels (red in the low byte), rows from the top; NULL without
- * readback. */
-VXR_API const uint32_t *vxr_target_colors(const vxr_target *t);
-/* Likewise the pick records; NULL without picks. */
-VXR_API const vxr_gpu_pick *vxr_target_picks(const vxr_target *t);
-/* Likewise the depth (width * height floats, rows from the top); NULL
- * without depth and readback. */
-VXR_API const float *vxr_target_depth(const vxr_target *t);
+#include "vxr/target.h"
 
 /* A host image a frame copies depth from or to (through the target's
  * depth), and its layouts around the frame. */
@@ -492,6 +419,21 @@ typedef struct vxr_host_image {
 } vxr_host_image;
 
 /* One frame, for vxr_renderer_render_frame.
+ *   light         NULL or model VXR_LIGHT_FLAT: the flat image. Lit or path
+ *                 (vxr/light.h; a target made with `light`, grid 0 or 1):
+ *                 light->samples samples a pixel, each pixel's sums kept
+ *                 in the target, the colour their mean. The first light
+ *                 frame of a scene shape compiles its model's pipelines
+ *                 (vxr_renderer_prepare does not).
+ *   accumulate    add to the target's earlier samples (the host vouches
+ *                 that camera, scene and light are those of the frames
+ *                 before): the image converges; else start afresh. Sample
+ *                 k of a pixel is the same whatever frame it comes in.
+ *   previous      NULL, or the previous frame's camera: motion vectors.
+ *   denoise       a light frame's colour is its sums filtered (an
+ *                 edge-avoiding a-trous filter guided by normal, hit plane
+ *                 and albedo: shaders/denoise.comp) instead of their mean;
+ *                 needs a target with aovs. Outputs and records unchanged.
  *   camera        the camera (vxr_camera_setup or vxr_camera_from_matrices),
  *                 its size the target's
  *   grid          0 or 1: voxels; N = 2^k: the editor grid of vxr_pick_ray
@@ -519,6 +461,10 @@ typedef struct vxr_frame {
     uint32_t grid;
     VkImageLayout color_before, color_after;
     vxr_host_image depth_in, depth_out;
+    const vxr_light *light;
+    bool accumulate;
+    const vxr_camera *previous;
+    bool denoise;
 } vxr_frame;
 
 /* Records one frame (see vxr_frame): a ray per pixel from the camera, traced

@@ -1,0 +1,162 @@
+/* Light settings, their frame data, and the CPU reference of a lit pixel:
+ * the walk of shaders/trace.comp's light frames written with
+ * vxr_pick_ray and vxr_pick_blocked, every float from shaders/vxr_light.h
+ * in the shader's order. */
+#include <math.h>
+#include <string.h>
+#include "picker.h"
+#include "vxr/light.h"
+#include "vxr_light.h"
+
+void vxr_light_defaults(vxr_light *dest) {
+    /* The sun of the flat model's light, (3, 2, 6) / 7; a sky between
+     * the flat background's colours, decoded. */
+    *dest =
+        (vxr_light){.model = VXR_LIGHT_LIT,
+                    .samples = 1,
+                    .sun_azimuth = 33.690067f,
+                    .sun_elevation = 58.997280f,
+                    .sun_diameter = 0.0f,
+                    .sun_color = {1.6f, 1.5f, 1.35f},
+                    .zenith = {VXR_SRGB_LINEAR[76], VXR_SRGB_LINEAR[112], VXR_SRGB_LINEAR[160]},
+                    .horizon = {VXR_SRGB_LINEAR[200], VXR_SRGB_LINEAR[216], VXR_SRGB_LINEAR[232]},
+                    .ao_radius = 8.0f};
+}
+
+static bool finite_nonneg3(const float v[3]) {
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && v[0] >= 0 && v[1] >= 0 &&
+           v[2] >= 0;
+}
+
+/* The previous camera's rows: the inverse of the columns (f, r, u). */
+static void previous_rows(const vxr_camera *c, vxr_gpu_frame *d) {
+    const float *f = c->forward, *r = c->right, *u = c->up;
+    double m[3][3] = {{f[0], r[0], u[0]}, {f[1], r[1], u[1]}, {f[2], r[2], u[2]}}, inv[3][3];
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            int a1 = (b + 1) % 3, a2 = (b + 2) % 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+            inv[a][b] = (m[a1][b1] * m[a2][b2] - m[a1][b2] * m[a2][b1]) / det;
+        }
+    float *rows[3] = {d->prev_m0, d->prev_m1, d->prev_m2};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) rows[a][b] = (float)inv[a][b];
+    memcpy(d->prev_eye, c->eye, sizeof c->eye);
+    d->prev_eye[3] = (float)c->projection;
+    d->prev_m0[3] = c->tan_half_fov * c->aspect;
+    d->prev_m1[3] = c->tan_half_fov;
+}
+
+vxr_result vxr_light_frame(const vxr_light *l, const vxr_camera *previous, vxr_gpu_frame *dest,
+                           vxr_error *err) {
+    memset(dest, 0, sizeof *dest);
+    if (l->model > VXR_LIGHT_PATH)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "light: model %u is not flat, lit or path",
+                        l->model);
+    if (l->samples == 0)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "light: samples must be at least 1");
+    if (!isfinite(l->sun_azimuth) || !isfinite(l->sun_elevation) ||
+        !(l->sun_elevation >= -90.0f && l->sun_elevation <= 90.0f))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "light: the sun's azimuth and elevation must be finite, elevation in "
+                        "[-90, 90] degrees");
+    if (!(l->sun_diameter >= 0.0f && l->sun_diameter <= 90.0f))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "light: the sun's diameter must be in [0, 90] degrees");
+    if (!(l->ao_radius >= 0.0f) || !isfinite(l->ao_radius))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "light: the occlusion radius must be finite and not negative");
+    if (!finite_nonneg3(l->sun_color) || !finite_nonneg3(l->zenith) || !finite_nonneg3(l->horizon))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "light: colours must be finite and not negative");
+    const double rad = 3.14159265358979323846 / 180.0, az = l->sun_azimuth * rad,
+                 el = l->sun_elevation * rad;
+    double v[3] = {cos(el) * cos(az), cos(el) * sin(az), sin(el)};
+    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; k++) dest->sun[k] = (float)(v[k] / len);
+    dest->sun[3] = l->sun_diameter > 0.0f ? (float)tan(0.5 * l->sun_diameter * rad) : 0.0f;
+    vxr_basis(dest->sun, dest->sun_t, dest->sun_b);
+    dest->sun_t[3] = l->ao_radius;
+    memcpy(dest->sun_color, l->sun_color, sizeof l->sun_color);
+    memcpy(dest->zenith, l->zenith, sizeof l->zenith);
+    memcpy(dest->horizon, l->horizon, sizeof l->horizon);
+    dest->prev_eye[3] = -1.0f;
+    if (previous) previous_rows(previous, dest);
+    dest->model = l->model;
+    dest->samples = l->samples;
+    return VXR_OK;
+}
+
+/* A miss: the sky behind the pixel. */
+static void lit_miss(const vxr_gpu_frame *f, const vxr_ray *ray, vxr_lit_pixel *d) {
+    for (int k = 0; k < 3; k++) d->color[k] = vxr_sky(f->zenith[k], f->horizon[k], ray->dir[2]);
+    d->instance = VXR_PICK_MISS;
+    d->sun = d->ao = -1.0f;
+}
+
+vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr_gpu_frame *f,
+                           uint32_t i, uint32_t j, uint32_t samples, vxr_lit_pixel *d) {
+    memset(d, 0, sizeof *d);
+    if (i >= cam->width || j >= cam->height || samples == 0) return VXR_ERROR_ARGUMENT;
+    vxr_ray ray;
+    vxr_camera_ray(cam, i, j, &ray);
+    vxr_pick pk;
+    vxr_result res = vxr_pick_ray(p, &ray, 1, &pk);
+    if (res != VXR_OK) return res;
+    const float px = (float)i + 0.5f, py = (float)j + 0.5f;
+    float world[3];
+    if (!pk.hit) {
+        lit_miss(f, &ray, d);
+        memcpy(world, ray.dir, sizeof world);
+    } else {
+        const vxr_gpu_instance *g = &p->records[pk.instance];
+        d->instance = pk.instance;
+        for (int k = 0; k < 3; k++) d->albedo[k] = VXR_SRGB_LINEAR[(pk.color >> (8 * k)) & 255];
+        float o[3], dir[3], cos_sun = 0.0f;
+        vxr_affine_point(g->world_to_local, ray.origin, o);
+        vxr_affine_dir(g->world_to_local, ray.dir, dir);
+        for (int k = 0; k < 3; k++) world[k] = ray.origin[k] + pk.t * ray.dir[k];
+        if (pk.face >= 0) {
+            vxr_face_normal(g->local_to_world, g->scale, pk.face, d->normal);
+            vxr_hit_point(o, dir, pk.t, pk.voxel, 1, pk.face >> 1, g->local_to_world, world);
+            cos_sun = vxr_dot3(d->normal, f->sun);
+            cos_sun = cos_sun > 0.0f ? cos_sun : 0.0f;
+            const uint32_t pixel = j * cam->width + i;
+            for (uint32_t s = 0; s < samples; s++) {
+                vxr_ray light;
+                memcpy(light.origin, world, sizeof world);
+                if (cos_sun > 0.0f) {
+                    vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_key(pixel, s, 0),
+                                light.dir);
+                    if (!vxr_pick_blocked(p, &light, INFINITY, pk.instance, pk.voxel))
+                        d->sums[3] += 1.0f;
+                }
+                vxr_cosine_dir(d->normal, vxr_sample_key(pixel, s, 1), light.dir);
+                if (!(f->sun_t[3] > 0.0f) ||
+                    !vxr_pick_blocked(p, &light, f->sun_t[3], pk.instance, pk.voxel)) {
+                    for (int k = 0; k < 3; k++)
+                        d->sums[k] += vxr_sky(f->zenith[k], f->horizon[k], light.dir[2]);
+                    d->sums[4] += 1.0f;
+                }
+            }
+        }
+        const float n = (float)samples;
+        for (int k = 0; k < 3; k++)
+            d->color[k] = vxr_lit_channel(d->albedo[k], f->sun_color[k], cos_sun, d->sums[3],
+                                          d->sums[k], n, 0.0f);
+        d->sun = d->sums[3] / n;
+        d->ao = d->sums[4] / n;
+    }
+    if (f->prev_eye[3] >= 0.0f) {
+        vxr_xy at = vxr_prev_pixel(f->prev_eye, f->prev_m0, f->prev_m1, f->prev_m2, world, pk.hit,
+                                   cam->width, cam->height);
+        if (at.x > -1e29f) {
+            d->motion[0] = at.x - px;
+            d->motion[1] = at.y - py;
+        }
+    }
+    d->rgba = 0xff000000u;
+    for (int k = 0; k < 3; k++) d->rgba |= vxr_srgb_encode(d->color[k]) << (8 * k);
+    return VXR_OK;
+}

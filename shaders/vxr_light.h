@@ -1,0 +1,209 @@
+/* vxr_light.h: light as both sides compute it (C11 and GLSL, spelled
+ * through vxr_layout.h's macros), so that core/light.c's CPU reference
+ * and shaders/trace.comp give the same lit colour from the same floats.
+ *
+ * Samples are reproducible: a ray's random numbers come from a hash of the
+ * pixel, the sample index and the ray's role (PCG, Jarzynski and Olano
+ * 2020, "Hash Functions for GPU Rendering"), never from a clock. Every
+ * direction is built from integer hashing, + - * /, comparisons and sqrt
+ * (correctly rounded on both sides: IEEE 754 on the CPU, and lavapipe's
+ * sqrt is the CPU's); no transcendental function, whose results differ
+ * between libm and a shader, is evaluated per ray. The host turns angles
+ * into vectors once (vxr_light_resolve) and both sides read those floats.
+ *
+ * Colour: palette colours are sRGB-encoded; they are decoded by table,
+ * lit in linear light and encoded back by comparisons against a table of
+ * thresholds (vxr_srgb.h), so the 8-bit result is exact on both sides. */
+#ifndef VXR_LIGHT_H
+#define VXR_LIGHT_H
+
+#include "vxr_trace.h"
+#include "vxr_srgb.h"
+
+/* PCG hash (Jarzynski and Olano 2020). */
+VXR_FN vxr_uint vxr_hash(vxr_uint v) {
+    vxr_uint state = v * 747796405u + 2891336453u;
+    vxr_uint word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+/* The key of ray `role` of sample k of pixel `pixel`. */
+VXR_FN vxr_uint vxr_sample_key(vxr_uint pixel, vxr_uint k, vxr_uint role) {
+    return vxr_hash(vxr_hash(pixel) ^ vxr_hash(k * 16u + role));
+}
+
+/* 24 bits of h as a float in [0, 1), exactly. */
+VXR_FN float vxr_unit(vxr_uint h) {
+    return VXR_F(h >> 8u) * (1.0f / 16777216.0f);
+}
+
+VXR_STRUCT(vxr_xy) {
+    float x;
+    float y;
+};
+
+/* A point uniform on the unit disk: rejection from the square [-1, 1)^2
+ * (exact arithmetic on 24-bit numbers), up to 16 tries, then the centre
+ * (a chance of 2e-11). */
+VXR_FN vxr_xy vxr_disk(vxr_uint key) {
+    vxr_xy p;
+    p.x = 0.0f;
+    p.y = 0.0f;
+    for (vxr_uint k = 0u; k < 16u; k++) {
+        key = vxr_hash(key);
+        VXR_PRECISE float x = 2.0f * vxr_unit(key) - 1.0f;
+        key = vxr_hash(key);
+        VXR_PRECISE float y = 2.0f * vxr_unit(key) - 1.0f;
+        VXR_PRECISE float r2 = x * x + y * y;
+        if (r2 < 1.0f) {
+            p.x = x;
+            p.y = y;
+            break;
+        }
+    }
+    return p;
+}
+
+/* An orthonormal basis (t, b) around the unit vector n: Duff et al. 2017,
+ * "Building an Orthonormal Basis, Revisited" (arithmetic only). */
+VXR_FN void vxr_basis(VXR_IN_VEC3(n), VXR_OUT_VEC3(t), VXR_OUT_VEC3(b)) {
+    VXR_PRECISE float sign = n[2] >= 0.0f ? 1.0f : -1.0f;
+    VXR_PRECISE float a = -1.0f / (sign + n[2]);
+    VXR_PRECISE float c = n[0] * n[1] * a;
+    VXR_PRECISE float t0 = 1.0f + sign * n[0] * n[0] * a;
+    VXR_PRECISE float t1 = sign * c;
+    VXR_PRECISE float t2 = -sign * n[0];
+    VXR_PRECISE float b1 = sign + n[1] * n[1] * a;
+    VXR_PRECISE float b2 = -n[1];
+    t[0] = t0;
+    t[1] = t1;
+    t[2] = t2;
+    b[0] = c;
+    b[1] = b1;
+    b[2] = b2;
+}
+
+/* x t + y b + z n, normalised. */
+VXR_FN void vxr_frame_dir(VXR_IN_VEC3(t), VXR_IN_VEC3(b), VXR_IN_VEC3(n), float x, float y, float z,
+                          VXR_OUT_VEC3(dest)) {
+    VXR_PRECISE float d0 = x * t[0] + y * b[0] + z * n[0];
+    VXR_PRECISE float d1 = x * t[1] + y * b[1] + z * n[1];
+    VXR_PRECISE float d2 = x * t[2] + y * b[2] + z * n[2];
+    vxr_normalize(d0, d1, d2, dest);
+}
+
+/* A direction around the unit normal n with density cos / pi (Malley's
+ * method: a uniform disk point lifted onto the hemisphere). */
+VXR_FN void vxr_cosine_dir(VXR_IN_VEC3(n), vxr_uint key, VXR_OUT_VEC3(dest)) {
+    VXR_VEC3(t);
+    VXR_VEC3(b);
+    vxr_basis(n, t, b);
+    vxr_xy p = vxr_disk(key);
+    VXR_PRECISE float r2 = p.x * p.x + p.y * p.y;
+    VXR_PRECISE float z = VXR_SQRT(1.0f - r2 > 0.0f ? 1.0f - r2 : 0.0f);
+    vxr_frame_dir(t, b, n, p.x, p.y, z, dest);
+}
+
+/* A direction towards the sun: sun (unit, with tangents t, b) tilted by a
+ * uniform point of the disk of radius tan(diameter / 2), so within half
+ * the diameter of it; the sun itself for diameter 0. */
+VXR_FN void vxr_sun_dir(VXR_IN_VEC3(sun), VXR_IN_VEC3(t), VXR_IN_VEC3(b), float tan_half,
+                        vxr_uint key, VXR_OUT_VEC3(dest)) {
+    if (tan_half == 0.0f) {
+        dest[0] = sun[0];
+        dest[1] = sun[1];
+        dest[2] = sun[2];
+        return;
+    }
+    vxr_xy p = vxr_disk(key);
+    VXR_PRECISE float x = p.x * tan_half;
+    VXR_PRECISE float y = p.y * tan_half;
+    vxr_frame_dir(t, b, sun, x, y, 1.0f, dest);
+}
+
+/* The sky's linear radiance in the direction whose z is dz. */
+VXR_FN float vxr_sky(float zenith, float horizon, float dz) {
+    VXR_PRECISE float s = dz > 0.0f ? (dz < 1.0f ? dz : 1.0f) : 0.0f;
+    VXR_PRECISE float v = horizon + (zenith - horizon) * s;
+    return v;
+}
+
+/* The world normal of face `face` of an instance whose local-to-world rows
+ * are m and whose scale is scale (DESIGN.md §2 numbers the faces). */
+VXR_FN void vxr_face_normal(VXR_IN_ROWS(m), float scale, int face, VXR_OUT_VEC3(dest)) {
+    int ax = face >> 1;
+    bool plus = ax < 2 ? (face & 1) != 0 : (face & 1) == 0; /* the face on the +axis side */
+    for (int r = 0; r < 3; r++) {
+        VXR_PRECISE float v = VXR_ROW(m, r, ax) / scale;
+        dest[r] = plus ? v : -v;
+    }
+}
+
+/* Where the light rays of a hit start: the entry point o + t d of the hit
+ * cube [lo, lo + size)^3 (model space) on the plane of its entry face
+ * (axis), taken to world space by the rows m. */
+VXR_FN void vxr_hit_point(VXR_IN_VEC3(o), VXR_IN_VEC3(d), float t, VXR_IN_IVEC3(lo), int size,
+                          int axis, VXR_IN_ROWS(m), VXR_OUT_VEC3(dest)) {
+    VXR_VEC3(q);
+    for (int k = 0; k < 3; k++) {
+        VXR_PRECISE float v = o[k] + t * d[k];
+        q[k] = v;
+    }
+    q[axis] = VXR_F(d[axis] > 0.0f ? lo[axis] : lo[axis] + size);
+    vxr_affine_point(m, q, dest);
+}
+
+/* a . b, in one order. */
+VXR_FN float vxr_dot3(VXR_IN_VEC3(a), VXR_IN_VEC3(b)) {
+    VXR_PRECISE float v = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    return v;
+}
+
+/* Where a world point p (or, with point false, the point at infinity in
+ * direction p) was in the previous frame's image of w x h pixels: pixel
+ * coordinates, (0, 0) the top left corner. eye, m0..m2: vxr_gpu_frame's
+ * prev_*. x < 0 (-1e30) when it was behind that camera. */
+VXR_FN vxr_xy vxr_prev_pixel(VXR_IN_VEC4(eye), VXR_IN_VEC4(m0), VXR_IN_VEC4(m1), VXR_IN_VEC4(m2),
+                             VXR_IN_VEC3(p), bool point, vxr_uint w, vxr_uint h) {
+    VXR_VEC3(q);
+    for (int k = 0; k < 3; k++) {
+        VXR_PRECISE float v = point ? p[k] - eye[k] : p[k];
+        q[k] = v;
+    }
+    VXR_PRECISE float c0 = m0[0] * q[0] + m0[1] * q[1] + m0[2] * q[2];
+    VXR_PRECISE float c1 = m1[0] * q[0] + m1[1] * q[1] + m1[2] * q[2];
+    VXR_PRECISE float c2 = m2[0] * q[0] + m2[1] * q[1] + m2[2] * q[2];
+    bool ortho = eye[3] == VXR_F(VXR_FRAME_ORTHO);
+    vxr_xy r;
+    r.x = -1e30f;
+    r.y = -1e30f;
+    if (!ortho && !(c0 > 0.0f)) return r;
+    VXR_PRECISE float x = ortho ? c1 : c1 / c0 / m0[3];
+    VXR_PRECISE float y = ortho ? c2 : c2 / c0 / m1[3];
+    VXR_PRECISE float px = (x + 1.0f) * 0.5f * VXR_F(w);
+    VXR_PRECISE float py = (1.0f - y) * 0.5f * VXR_F(h);
+    r.x = px;
+    r.y = py;
+    return r;
+}
+
+/* The 8-bit sRGB code of a linear value (round to nearest; 0 for NaN). */
+VXR_FN vxr_uint vxr_srgb_encode(float v) {
+    vxr_uint pos = 0u;
+    for (vxr_uint step = 128u; step > 0u; step >>= 1u)
+        if (VXR_SRGB_MID[pos + step - 1u] <= v) pos += step;
+    return pos;
+}
+
+/* A `lit` pixel's linear colour, one channel: albedo times the sun's
+ * light (radiance, cos of the angle to the normal, the sum of the
+ * samples' visibility) and the sky's (the sum of the radiance the
+ * occlusion rays found), both over n samples, plus emission. */
+VXR_FN float vxr_lit_channel(float albedo, float sun_color, float cos_sun, float vis_sum,
+                             float sky_sum, float n, float emit) {
+    VXR_PRECISE float sun = sun_color * cos_sun * (vis_sum / n);
+    VXR_PRECISE float v = albedo * (sun + sky_sum / n) + emit;
+    return v;
+}
+
+#endif

@@ -1,0 +1,23 @@
+# view_light_args(SUMMARY VAR): the render options that draw the light of a
+# `vxr view --json` summary line (model, samples, sun, occlusion radius,
+# denoised), so render can be held against the viewer's last frame.
+function(view_light_args summary var)
+    string(JSON light GET "${summary}" light)
+    set(args --light ${light})
+    if(NOT light STREQUAL "flat")
+        string(JSON samples GET "${summary}" samples)
+        string(JSON denoised GET "${summary}" denoised)
+        string(JSON ao_radius GET "${summary}" ao_radius)
+        set(sun "")
+        foreach(i 0 1 2)
+            string(JSON c GET "${summary}" sun ${i})
+            list(APPEND sun ${c})
+        endforeach()
+        string(REPLACE ";" "," sun "${sun}")
+        list(APPEND args --samples ${samples} --sun ${sun} --ao-radius ${ao_radius})
+        if(denoised)
+            list(APPEND args --denoise)
+        endif()
+    endif()
+    set(${var} ${args} PARENT_SCOPE)
+endfunction()
