@@ -88,6 +88,78 @@ vxr_result vxr_light_frame(const vxr_light *l, const vxr_camera *previous, vxr_g
     return VXR_OK;
 }
 
+/* A surface of a path: where it is and what it is made of. */
+typedef struct surface {
+    float p[3], n[3], albedo[3], din[3];
+    vxr_material m;
+    uint32_t i;
+    int32_t lo[3];
+} surface;
+
+static void decode(uint32_t color, float dest[3]) {
+    for (int k = 0; k < 3; k++) dest[k] = VXR_SRGB_LINEAR[(color >> (8 * k)) & 255];
+}
+
+/* The material of a voxel of attribute attr (paletted scenes only). */
+static vxr_material material(const vxr_scene *s, uint32_t attr) {
+    vxr_material none = {0};
+    return s->attr_size == 1 ? s->materials[attr & 255] : none;
+}
+
+/* Path samples 0 .. samples - 1 from the primary surface s0 (emission
+ * emit): trace.comp's path_samples, ray for ray. */
+static void path_samples(const vxr_picker *p, const vxr_gpu_frame *f, uint32_t pixel,
+                         uint32_t samples, const surface *first, const float emit[3],
+                         float sums[VXR_ACCUM_FLOATS]) {
+    for (uint32_t s = 0; s < samples; s++) {
+        surface sf = *first;
+        float thr[3] = {1, 1, 1}, rad[3] = {emit[0], emit[1], emit[2]};
+        uint32_t ray = 0;
+        for (uint32_t depth = 0;; depth++) {
+            vxr_ray r;
+            memcpy(r.origin, sf.p, sizeof r.origin);
+            /* the sun */
+            float cs = vxr_dot3(sf.n, f->sun);
+            bool go =
+                cs > 0.0f && (sf.m.kind == VXR_MATERIAL_DIFFUSE || sf.m.kind == VXR_MATERIAL_EMIT);
+            vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_key(pixel, s, 2 + ray++),
+                        r.dir);
+            if (go && !vxr_pick_blocked(p, &r, INFINITY, sf.i, sf.lo)) {
+                for (int c = 0; c < 3; c++) rad[c] += thr[c] * sf.albedo[c] * f->sun_color[c] * cs;
+                if (depth == 0) sums[3] += 1.0f;
+            }
+            /* the bounce */
+            vxr_bounce b = vxr_scatter(sf.p, sf.n, sf.din, sf.albedo, sf.m.kind, sf.m.rough,
+                                       sf.m.ior, vxr_sample_key(pixel, s, 2 + ray++));
+            for (int c = 0; c < 3; c++) thr[c] = thr[c] * b.w[c];
+            memcpy(r.origin, b.o, sizeof r.origin);
+            memcpy(r.dir, b.d, sizeof r.dir);
+            vxr_pick h;
+            vxr_pick_skip(p, &r, sf.i, sf.lo, b.through, &h);
+            if (depth == 0 && (!h.hit || h.t > f->sun_t[3])) sums[4] += 1.0f;
+            if (!h.hit) {
+                for (int c = 0; c < 3; c++)
+                    rad[c] += thr[c] * vxr_sky(f->zenith[c], f->horizon[c], r.dir[2]);
+                break;
+            }
+            sf.m = material(p->scene, h.attr);
+            decode(h.color, sf.albedo);
+            for (int c = 0; c < 3; c++) rad[c] += thr[c] * (sf.albedo[c] * sf.m.emit);
+            if (h.face < 0 || depth + 1 >= VXR_PATH_BOUNCES) break;
+            const vxr_gpu_instance *hg = &p->records[h.instance];
+            float o[3], d[3];
+            vxr_affine_point(hg->world_to_local, r.origin, o);
+            vxr_affine_dir(hg->world_to_local, r.dir, d);
+            vxr_face_normal(hg->local_to_world, hg->scale, h.face, sf.n);
+            vxr_hit_point(o, d, h.t, h.voxel, 1, h.face >> 1, hg->local_to_world, sf.p);
+            memcpy(sf.din, r.dir, sizeof sf.din);
+            sf.i = h.instance;
+            memcpy(sf.lo, h.voxel, sizeof sf.lo);
+        }
+        for (int c = 0; c < 3; c++) sums[c] += rad[c];
+    }
+}
+
 /* A miss: the sky behind the pixel. */
 static void lit_miss(const vxr_gpu_frame *f, const vxr_ray *ray, vxr_lit_pixel *d) {
     for (int k = 0; k < 3; k++) d->color[k] = vxr_sky(f->zenith[k], f->horizon[k], ray->dir[2]);
@@ -123,7 +195,18 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
             cos_sun = vxr_dot3(d->normal, f->sun);
             cos_sun = cos_sun > 0.0f ? cos_sun : 0.0f;
             const uint32_t pixel = j * cam->width + i;
-            for (uint32_t s = 0; s < samples; s++) {
+            if (f->model == VXR_LIGHT_PATH) {
+                surface first = {.m = material(p->scene, pk.attr), .i = pk.instance};
+                memcpy(first.p, world, sizeof world);
+                memcpy(first.n, d->normal, sizeof first.n);
+                memcpy(first.albedo, d->albedo, sizeof first.albedo);
+                memcpy(first.din, ray.dir, sizeof first.din);
+                memcpy(first.lo, pk.voxel, sizeof first.lo);
+                float emit[3];
+                for (int k = 0; k < 3; k++) emit[k] = d->albedo[k] * first.m.emit;
+                path_samples(p, f, pixel, samples, &first, emit, d->sums);
+            }
+            for (uint32_t s = 0; f->model == VXR_LIGHT_LIT && s < samples; s++) {
                 vxr_ray light;
                 memcpy(light.origin, world, sizeof world);
                 if (cos_sun > 0.0f) {
@@ -141,10 +224,14 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
                 }
             }
         }
-        const float n = (float)samples;
-        for (int k = 0; k < 3; k++)
-            d->color[k] = vxr_lit_channel(d->albedo[k], f->sun_color[k], cos_sun, d->sums[3],
-                                          d->sums[k], n, 0.0f);
+        const float n = (float)samples, emit = material(p->scene, pk.attr).emit;
+        for (int k = 0; k < 3; k++) {
+            d->emit[k] = d->albedo[k] * emit;
+            d->color[k] = f->model == VXR_LIGHT_PATH
+                              ? d->sums[k] / n
+                              : vxr_lit_channel(d->albedo[k], f->sun_color[k], cos_sun, d->sums[3],
+                                                d->sums[k], n, d->emit[k]);
+        }
         d->sun = d->sums[3] / n;
         d->ao = d->sums[4] / n;
     }

@@ -56,8 +56,9 @@ typedef struct trace {
     const vxr_octree *m;
     float o[3], d[3];
     uint32_t grid_level;
-    float tmax;          /* nothing at or beyond a better hit's t... ties kept */
-    const int32_t *skip; /* a voxel (level 0) that holds no hit, or NULL */
+    float tmax;                /* nothing at or beyond a better hit's t... ties kept */
+    const int32_t *skip;       /* a voxel (level 0) that holds no hit, or NULL */
+    const vxr_material *clear; /* the materials, when glass voxels hold no hit; or NULL */
     cell_hit hit;
 } trace;
 
@@ -117,6 +118,10 @@ static int hit_cell(trace *c, uint32_t level, nref n, const int32_t lo[3], uint3
     const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, lo, 1 << level);
     const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
     if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
+    if (c->clear && level == 0 && c->m->attr_size == 1 &&
+        c->clear[read_attr(c->m, n.index, n.octant * 8 + voxel_octant) & 255].kind ==
+            VXR_MATERIAL_GLASS)
+        return 0;
     c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
                         level,
                         t0,
@@ -222,6 +227,7 @@ typedef struct best_hit {
     float o[3], d[3]; /* the ray in instance i's model space */
     uint32_t skip_i;  /* the instance of a voxel that holds no hit (UINT32_MAX: none) */
     int32_t skip_lo[3];
+    const vxr_material *clear; /* trace.clear */
 } best_hit;
 
 /* Traces one instance at grid 2^level; a hit nearer than b's (ties: the
@@ -236,6 +242,7 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     c.grid_level = level;
     c.tmax = b->t;
     c.skip = i == b->skip_i ? b->skip_lo : NULL;
+    c.clear = b->clear;
     if (!trace_octree(&c)) return;
     if (c.hit.t > b->t || (c.hit.t == b->t && i > b->i)) return;
     b->t = c.hit.t;
@@ -316,6 +323,7 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
         s->attr_size == 1 ? s->palette[h->attr] : h->attr,
         VXR_PICK_HIT};
     expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
+    out->attr = h->attr;
 }
 
 vxr_result vxr_pick_expand(const vxr_scene *s, uint64_t seen, const vxr_ray *ray,
@@ -361,6 +369,7 @@ static bool pick_begin(uint32_t grid, vxr_pick *dest, uint32_t *level, best_hit 
     b->t = INFINITY;
     b->i = UINT32_MAX;
     b->skip_i = UINT32_MAX;
+    b->clear = NULL;
     *level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
     return grid <= 1 || (!(grid & (grid - 1)) && grid <= VXR_MAX_GRID);
 }
@@ -471,6 +480,19 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
     uint32_t level;
     best_hit best;
     if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
+    vxr_result r = walk(p, ray, level, false, &best);
+    if (r == VXR_OK && best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
+    return r;
+}
+
+vxr_result vxr_pick_skip(const vxr_picker *p, const vxr_ray *ray, uint32_t skip_i,
+                         const int32_t skip_lo[3], bool through_glass, vxr_pick *dest) {
+    uint32_t level;
+    best_hit best;
+    pick_begin(1, dest, &level, &best);
+    best.clear = through_glass ? p->scene->materials : NULL;
+    best.skip_i = skip_i;
+    memcpy(best.skip_lo, skip_lo, sizeof best.skip_lo);
     vxr_result r = walk(p, ray, level, false, &best);
     if (r == VXR_OK && best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
     return r;

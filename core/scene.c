@@ -203,6 +203,7 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
     if (src->instance_count) /* src->instances may be NULL */
         memcpy(s->instances, src->instances, src->instance_count * sizeof *s->instances);
     memcpy(s->palette, src->palette, sizeof s->palette);
+    memcpy(s->materials, src->materials, sizeof s->materials);
     s->attr_size = src->attr_size;
     double t0 = now_s();
     threads = vxr_build_threads(threads);

@@ -2,7 +2,7 @@
  *
  * Read: SIZE/XYZI model pairs, RGBA (file entry i is colour i + 1), the
  * default palette when RGBA is absent, the scene graph (nTRN, nGRP, nSHP) at
- * frame 0, and LAYR. Skipped: PACK, MATT, MATL, rOBJ, rCAM, NOTE, IMAP and
+ * frame 0, LAYR and MATL (materials). Skipped: PACK, MATT, rOBJ, rCAM, NOTE, IMAP and
  * any unknown chunk. Formats: ephtracy/voxel-model MagicaVoxel-file-format-vox.txt
  * and MagicaVoxel-file-format-vox-extension.txt.
  *
@@ -109,6 +109,59 @@ static int rd_dict(span *s, size_t *pos, const char *key, const uint8_t **val, u
         }
     }
     return 1;
+}
+
+/* A DICT value as a float (MATL's numbers: "0.5", "1e-2"); false for junk. */
+static int dict_float(const uint8_t *v, uint32_t n, float *dest) {
+    char buf[32];
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, v, n);
+    buf[n] = 0;
+    char *end;
+    double x = strtod(buf, &end);
+    if (*end || !(x >= -1e6 && x <= 1e6)) return 0;
+    *dest = (float)x;
+    return 1;
+}
+
+/* MATL (the extension of the format): material id k describes palette
+ * entry k. Kept: _type (_diffuse; _metal, _glass, _emit; the others are
+ * taken as diffuse), _rough, _ior (stored as ior - 1), _emit and _flux
+ * (emission _emit * 2^_flux). Materials only dress the voxels: a
+ * malformed chunk, unknown keys and ids outside 1..255 are skipped. */
+static vxr_result read_material(reader *r, span *c, size_t at) {
+    static const char *const keys[] = {"_type", "_rough", "_ior", "_emit", "_flux"};
+    int32_t mid;
+    size_t p = 0;
+    (void)at;
+    if (!rd_i32(c, &p, &mid)) return VXR_OK;
+    const size_t dict = p;
+    float num[5] = {0, 0, 0, 0, 0};
+    uint32_t kind = VXR_MATERIAL_DIFFUSE;
+    for (int k = 0; k < 5; k++) {
+        const uint8_t *v;
+        uint32_t vl;
+        int found;
+        p = dict;
+        if (!rd_dict(c, &p, keys[k], &v, &vl, &found)) return VXR_OK;
+        if (!found) continue;
+        if (k == 0) {
+            kind = vl == 6 && !memcmp(v, "_metal", 6)   ? VXR_MATERIAL_METAL
+                   : vl == 6 && !memcmp(v, "_glass", 6) ? VXR_MATERIAL_GLASS
+                   : vl == 5 && !memcmp(v, "_emit", 5)  ? VXR_MATERIAL_EMIT
+                                                        : VXR_MATERIAL_DIFFUSE;
+        } else if (!dict_float(v, vl, &num[k])) {
+            return VXR_OK;
+        }
+    }
+    if (mid < 1 || mid > 255) return VXR_OK;
+    vxr_material *m = &r->src->materials[mid];
+    m->kind = kind;
+    m->rough = num[1] < 0 ? 0 : num[1] > 1 ? 1 : num[1];
+    m->ior = kind == VXR_MATERIAL_GLASS ? 1.0f + (num[2] > 0 ? num[2] : 0.5f) : 0.0f;
+    float flux = num[4] < 0 ? 0 : num[4] > 8 ? 8 : num[4];
+    m->emit = kind == VXR_MATERIAL_EMIT && num[3] > 0 ? num[3] * exp2f(flux) : 0.0f;
+    return VXR_OK;
 }
 
 /* Parses up to `count` decimal integers separated by spaces; returns the
@@ -229,6 +282,8 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
             g->size = c.size;
             if (!rd_i32(&c, &p, &g->id) || g->id < 0)
                 return fail_at(r, at, "scene-graph node without a valid id");
+        } else if (!memcmp(id, "MATL", 4)) {
+            res = read_material(r, &c, at);
         } else if (!memcmp(id, "LAYR", 4)) {
             size_t p = 0;
             if (!grow((void **)&r->layers, &r->cap_layers, r->n_layers, sizeof *r->layers))

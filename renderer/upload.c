@@ -192,6 +192,10 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     }
     vxr_renderer_take_hierarchy(r, &bvh);
 
+    /* The palette, then its materials (vxr_layout.h, VXR_MATERIALS_AT). */
+    uint32_t palette[VXR_MATERIALS_AT + 4 * VXR_PALETTE_SIZE];
+    memcpy(palette, s->palette, sizeof s->palette);
+    memcpy(palette + VXR_MATERIALS_AT, s->materials, sizeof s->materials);
     /* Tables stay in one binding each; the octree sections may split. */
     if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
                           (uint64_t)s->model_count * sizeof(vxr_gpu_model),
@@ -199,8 +203,8 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         (res = upload_cap(r, VXR_BIND_INSTANCES, r->inst_rec,
                           (uint64_t)s->instance_count * sizeof(vxr_gpu_instance),
                           (uint64_t)r->instance_cap * sizeof(vxr_gpu_instance), cmd, err)) ||
-        (res = upload_cap(r, VXR_BIND_PALETTE, s->palette, VXR_PALETTE_SIZE * 4,
-                          VXR_PALETTE_SIZE * 4, cmd, err)) ||
+        (res = upload_cap(r, VXR_BIND_PALETTE, palette, sizeof palette, sizeof palette, cmd,
+                          err)) ||
         (res = upload_cap(
              r, VXR_BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
              vxr_bvh_node_bound(r->instance_cap) * sizeof(vxr_gpu_bvh_node), cmd, err)) ||

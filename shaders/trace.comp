@@ -86,6 +86,7 @@ float t_beam;
 uint l_skip_i = VXR_PICK_MISS;
 ivec3 l_skip_lo;
 bool m_skip = false, l_any = false;
+bool l_glass = false; /* a path's ray through glass: glass voxels hold no hit */
 
 /* A hit inside one octree, model space (pick.c's cell_hit). */
 ivec3 h_lo;
@@ -118,6 +119,14 @@ uint read_attr(uint brick, uint bit) {
         return (attr_word(byte >> 2u) >> (8u * (byte & 3u))) & 255u;
     }
     return attr_word((m_attr_base >> 2u) + i);
+}
+
+/* The material of palette entry attr (vxr_material; paletted scenes). */
+uvec4 material_of(uint attr) {
+    if (ATTR_SIZE != 1u) return uvec4(0u);
+    uint at = VXR_MATERIALS_AT + 4u * attr;
+    return uvec4(FETCH(palette, at).x, FETCH(palette, at + 1u).x, FETCH(palette, at + 2u).x,
+                 FETCH(palette, at + 3u).x);
 }
 
 /* The attribute of the first voxel (Morton order) under a node. */
@@ -250,6 +259,9 @@ bool trace_octree() {
         uint cnode =
             level > int(VXR_BRICK_LEVEL) ? node + uint(bitCount(st & ((1u << child) - 1u))) : node;
         uint coct = level == 1 ? (st >> 14u) & 7u : child;
+        if (LIGHT == VXR_LIGHT_PATH && l_glass && enter && level == 1 &&
+            material_of(read_attr(cnode, coct * 8u + child)).x == VXR_MATERIAL_GLASS)
+            enter = false;
         if (enter && uint(level - 1) == GRID_LEVEL) {
             found = true;
             hit_t = t0;
@@ -382,6 +394,109 @@ vec3 unpack_rgb(uint c) {
 /* A lit or path pixel after the primary trace: its light rays, the sums
  * kept over frames, the per-pixel outputs; the colour to store (sRGB
  * codes / 255). */
+
+/* The instance rows of instance i from texel `at` on. */
+void rows_of(uint i, uint at, out vec4 m[3]) {
+    m = vec4[3](instance_texel(i, at), instance_texel(i, at + 1u), instance_texel(i, at + 2u));
+}
+
+/* Path samples [base, end) of a pixel whose primary hit (the globals
+ * best_*) is at world with normal n: each a path of up to
+ * VXR_PATH_BOUNCES bounces (vxr_scatter) with a sun ray at each diffuse
+ * surface, its radiance added to s0.xyz; the first sun ray's visibility
+ * to s0.w and whether the first bounce met nothing within the occlusion
+ * radius to s1.x. core/light.c repeats it. One trace call for all rays. */
+void path_samples(uint index, uint base, uint end, vec3 world, vec3 n, vec3 albedo, vec3 emit,
+                  inout vec4 s0, inout vec4 s1) {
+    uint i0 = best_i, a0 = best_attr;
+    ivec3 lo0 = best_lo;
+    vec3 din0 = rd;
+    vec3 sp = world, sn = n, salb = albedo, sdin = din0;
+    uvec4 smat = material_of(a0);
+    uint si = i0;
+    ivec3 slo = lo0;
+    precise vec3 thr = vec3(1.0), rad = emit;
+    uint s = base, depth = 0u, ray = 0u;
+    bool nee = true;
+    while (s < end) {
+        ro = sp;
+        l_skip_i = si;
+        l_skip_lo = slo;
+        uint key = vxr_sample_key(index, s, 2u + ray);
+        ray++;
+        if (nee) {
+            nee = false;
+            float cs = vxr_dot3(sn, fr.sun.xyz);
+            bool go = cs > 0.0 && (smat.x == VXR_MATERIAL_DIFFUSE || smat.x == VXR_MATERIAL_EMIT);
+            vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, key, rd);
+            l_any = true;
+            best_i = 0u;
+            if (go) trace_scene(pc.grid_pad, VXR_INF);
+            if (!go || best_i != VXR_PICK_MISS) continue;
+            for (int c = 0; c < 3; c++) {
+                precise float v = thr[c] * salb[c] * fr.sun_color[c] * cs;
+                rad[c] += v;
+            }
+            if (depth == 0u) s0.w += 1.0;
+            continue;
+        }
+        vxr_bounce b = vxr_scatter(sp, sn, sdin, salb, smat.x, uintBitsToFloat(smat.y),
+                                   uintBitsToFloat(smat.z), key);
+        for (int c = 0; c < 3; c++) thr[c] = thr[c] * b.w[c];
+        ro = b.o;
+        rd = b.d;
+        l_any = false;
+        l_glass = b.through;
+        trace_scene(pc.grid_pad, VXR_INF);
+        l_glass = false;
+        if (depth == 0u && (best_i == VXR_PICK_MISS || best_t > fr.sun_t.w)) s1.x += 1.0;
+        bool done = true;
+        if (best_i == VXR_PICK_MISS) {
+            for (int c = 0; c < 3; c++) {
+                precise float v = thr[c] * vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
+                rad[c] += v;
+            }
+        } else {
+            int f = vxr_entry_face(best_axis, best_axis < 0 ? 0.0 : best_D[best_axis]);
+            uint col = ATTR_SIZE == 1u ? FETCH(palette, best_attr).x : best_attr;
+            smat = material_of(best_attr);
+            float e = uintBitsToFloat(smat.w);
+            for (int c = 0; c < 3; c++) {
+                salb[c] = VXR_SRGB_LINEAR[(col >> (8u * uint(c))) & 255u];
+                precise float v = thr[c] * (salb[c] * e);
+                rad[c] += v;
+            }
+            if (f >= 0 && depth + 1u < VXR_PATH_BOUNCES) {
+                vec4 l2w[3];
+                rows_of(best_i, VXR_INSTANCE_TO_WORLD, l2w);
+                vxr_face_normal(l2w, instance_texel(best_i, VXR_INSTANCE_MISC).x, f, sn);
+                vxr_hit_point(best_O, best_D, best_t, best_lo, 1, f >> 1, l2w, sp);
+                sdin = rd;
+                si = best_i;
+                slo = best_lo;
+                depth++;
+                nee = true;
+                done = false;
+            }
+        }
+        if (!done) continue;
+        for (int c = 0; c < 3; c++) s0[c] += rad[c];
+        s++;
+        sp = world;
+        sn = n;
+        salb = albedo;
+        sdin = din0;
+        smat = material_of(a0);
+        si = i0;
+        slo = lo0;
+        thr = vec3(1.0);
+        rad = emit;
+        depth = 0u;
+        ray = 0u;
+        nee = true;
+    }
+}
+
 vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     precise vec4 s0 = vec4(0.0), s1 = vec4(0.0);
     uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
@@ -394,8 +509,15 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     float cos_sun = 0.0;
     uint inst = best_i;
     float t_hit = best_t;
+    vec3 rd0 = rd;
+    vec3 emit = vec3(0.0);
     if (hit) {
         for (int k = 0; k < 3; k++) albedo[k] = VXR_SRGB_LINEAR[(color >> (8u * uint(k))) & 255u];
+        float strength = uintBitsToFloat(material_of(best_attr).w);
+        for (int k = 0; k < 3; k++) {
+            precise float e = albedo[k] * strength;
+            emit[k] = e;
+        }
         for (int k = 0; k < 3; k++) {
             precise float v = ro[k] + best_t * rd[k];
             world[k] = v;
@@ -413,8 +535,9 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         l_skip_lo = best_lo;
         l_any = true;
         t_beam = 0.0;
+        if (LIGHT == VXR_LIGHT_PATH) path_samples(index, base, end, world, n, albedo, emit, s0, s1);
         /* One trace call for every light ray: lavapipe inlines each call. */
-        for (uint k = 2u * base; k < 2u * end; k++) {
+        for (uint k = 2u * base; LIGHT == VXR_LIGHT_LIT && k < 2u * end; k++) {
             uint s = k >> 1u, role = k & 1u;
             ro = world;
             /* a sun ray not traced is blocked; an occlusion ray (radius 0:
@@ -438,8 +561,11 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     }
     float count = float(end);
     for (int c = 0; c < 3; c++)
-        lin[c] = hit ? vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count, 0.0)
-                     : vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
+        lin[c] = !hit ? vxr_sky(fr.zenith[c], fr.horizon[c], rd0.z)
+                 : LIGHT == VXR_LIGHT_PATH
+                     ? s0[c] / count
+                     : vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count,
+                                       emit[c]);
     accum[2u * index] = s0;
     accum[2u * index + 1u] = s1;
     if ((fr.flags & VXR_DATA_AOVS) != 0u) {
@@ -463,7 +589,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         aov[plane * VXR_AOV_MOTION + 2u * index] = motion.x;
         aov[plane * VXR_AOV_MOTION + 2u * index + 1u] = motion.y;
         aov[plane * VXR_AOV_T + index] = hit ? t_hit : VXR_INF;
-        for (uint c = 0u; c < 3u; c++) aov[plane * VXR_AOV_EMIT + 3u * index + c] = 0.0;
+        for (uint c = 0u; c < 3u; c++) aov[plane * VXR_AOV_EMIT + 3u * index + c] = emit[c];
     }
     if (incomplete) return unpack_rgb(VXR_SHADE_INCOMPLETE);
     uvec3 code;

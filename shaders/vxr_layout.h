@@ -133,6 +133,14 @@ typedef uint32_t vxr_uint;
 #define VXR_MAX_DEPTH        21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
 #define VXR_LEVELS           22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
 #define VXR_PALETTE_SIZE     256u
+/* Materials (vxr_material), per palette entry: the palette binding holds
+ * the 256 colours, then 4 words per entry from VXR_MATERIALS_AT: kind,
+ * roughness, index of refraction, emission (float bits). */
+#define VXR_MATERIALS_AT       256u
+#define VXR_MATERIAL_DIFFUSE   0u
+#define VXR_MATERIAL_METAL     1u
+#define VXR_MATERIAL_GLASS     2u
+#define VXR_MATERIAL_EMIT      3u
 #define VXR_INSTANCE_HIDDEN  1u /* instance flag: loaded but not drawn or picked */
 #define VXR_INSTANCE_CULLED  2u /* instance flag: outside its view distance */
 #define VXR_INSTANCE_REMOVED 4u /* instance flag: a free slot (with HIDDEN) */
@@ -389,6 +397,14 @@ typedef struct vxr_gpu_pick {
     uint32_t color; /* RGBA8 */
     uint32_t flags; /* VXR_PICK_* */
 } vxr_gpu_pick;
+
+/* A palette entry's material (.vox MATL; all zero: diffuse). rough 0..1
+ * (metal), ior > 1 (glass; 0 means 1.5), emit: radiance per unit of
+ * linear albedo (every kind may glow). */
+typedef struct vxr_material {
+    uint32_t kind; /* VXR_MATERIAL_* */
+    float rough, ior, emit;
+} vxr_material;
 
 typedef struct vxr_push {
     VXR_PUSH_MEMBERS

@@ -187,6 +187,98 @@ VXR_FN vxr_xy vxr_prev_pixel(VXR_IN_VEC4(eye), VXR_IN_VEC4(m0), VXR_IN_VEC4(m1),
     return r;
 }
 
+/* ---- path tracing (VXR_LIGHT_PATH) ---- */
+
+/* The bounces a path takes after its primary hit. */
+#define VXR_PATH_BOUNCES 3u
+
+/* d reflected about the unit normal n. */
+VXR_FN void vxr_reflect(VXR_IN_VEC3(d), VXR_IN_VEC3(n), VXR_OUT_VEC3(dest)) {
+    VXR_PRECISE float k = 2.0f * vxr_dot3(d, n);
+    for (int c = 0; c < 3; c++) {
+        VXR_PRECISE float v = d[c] - k * n[c];
+        dest[c] = v;
+    }
+}
+
+/* The unit d refracted at unit normal n (facing against d) with eta =
+ * n1 / n2 (Snell's law); false, dest untouched, on total internal
+ * reflection. */
+VXR_FN bool vxr_refract(VXR_IN_VEC3(d), VXR_IN_VEC3(n), float eta, VXR_OUT_VEC3(dest)) {
+    VXR_PRECISE float c = -vxr_dot3(d, n);
+    VXR_PRECISE float k = 1.0f - eta * eta * (1.0f - c * c);
+    if (k < 0.0f) return false;
+    VXR_PRECISE float m = eta * c - VXR_SQRT(k);
+    VXR_PRECISE float x = eta * d[0] + m * n[0];
+    VXR_PRECISE float y = eta * d[1] + m * n[1];
+    VXR_PRECISE float z = eta * d[2] + m * n[2];
+    vxr_normalize(x, y, z, dest);
+    return true;
+}
+
+/* Schlick's approximation of the Fresnel reflectance. */
+VXR_FN float vxr_fresnel(float cos_i, float ior) {
+    VXR_PRECISE float r = (1.0f - ior) / (1.0f + ior);
+    VXR_PRECISE float r0 = r * r;
+    VXR_PRECISE float m = 1.0f - cos_i;
+    VXR_PRECISE float f = r0 + (1.0f - r0) * (m * m * m * m * m);
+    return f;
+}
+
+/* One bounce of a path at a surface: point p, unit normal n (towards the
+ * incoming ray), incoming unit direction din, albedo, material (kind,
+ * rough, ior), random key. The new ray (o, d), the throughput's factor w,
+ * and `through`: the ray passes through glass (its trace sees no glass
+ * voxel). Glass is traced as slabs with parallel faces: a ray that is not
+ * reflected (Schlick's Fresnel term) refracts in and out again, so it
+ * leaves in its own direction, tinted by the albedo; the sideways shift
+ * inside a thick slab is not modelled. */
+VXR_STRUCT(vxr_bounce) {
+    VXR_VEC3(o);
+    VXR_VEC3(d);
+    VXR_VEC3(w);
+    bool through;
+};
+
+VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), VXR_IN_VEC3(albedo),
+                              vxr_uint kind, float rough, float ior, vxr_uint key) {
+    vxr_bounce b;
+    b.through = false;
+    for (int c = 0; c < 3; c++) {
+        b.o[c] = p[c];
+        b.w[c] = albedo[c];
+    }
+    if (kind == VXR_MATERIAL_METAL) {
+        VXR_VEC3(r);
+        vxr_reflect(din, n, r);
+        vxr_xy q = vxr_disk(key);
+        VXR_PRECISE float z = vxr_unit(vxr_hash(key ^ 0x5bd1e995u)) * 2.0f - 1.0f;
+        VXR_PRECISE float x = r[0] + rough * q.x;
+        VXR_PRECISE float y = r[1] + rough * q.y;
+        VXR_PRECISE float w = r[2] + rough * z;
+        vxr_normalize(x, y, w, b.d);
+        if (!(vxr_dot3(b.d, n) > 0.0f)) {
+            for (int c = 0; c < 3; c++) b.d[c] = r[c];
+        }
+        return b;
+    }
+    if (kind == VXR_MATERIAL_GLASS) {
+        VXR_PRECISE float eta = ior > 1.0f ? ior : 1.5f;
+        VXR_PRECISE float cos_i = -vxr_dot3(din, n);
+        VXR_VEC3(inside);
+        if (vxr_unit(key) < vxr_fresnel(cos_i, eta) || !vxr_refract(din, n, 1.0f / eta, inside)) {
+            vxr_reflect(din, n, b.d);
+            for (int c = 0; c < 3; c++) b.w[c] = 1.0f;
+            return b;
+        }
+        for (int c = 0; c < 3; c++) b.d[c] = din[c];
+        b.through = true;
+        return b;
+    }
+    vxr_cosine_dir(n, key, b.d);
+    return b;
+}
+
 /* The 8-bit sRGB code of a linear value (round to nearest; 0 for NaN). */
 VXR_FN vxr_uint vxr_srgb_encode(float v) {
     vxr_uint pos = 0u;

@@ -636,6 +636,37 @@ static void test_model_instanced_twice_stored_once(void) {
     free(c.p);
 }
 
+/* MATL: a material id names its palette entry; kind, roughness, index of
+ * refraction (stored as ior - 1) and emission (_emit * 2^_flux). */
+static void test_materials(void) {
+    buf c = {0}, glass = {0}, lamp = {0};
+    const char *g[] = {"_type", "_glass", "_ior", "0.3"},
+               *l[] = {"_type", "_emit", "_emit", "0.5", "_flux", "2"};
+    put_i32(&glass, 7);
+    put_i32(&glass, 2);
+    for (int k = 0; k < 4; k++) put_str(&glass, g[k]);
+    put_i32(&lamp, 9);
+    put_i32(&lamp, 3);
+    for (int k = 0; k < 6; k++) put_str(&lamp, l[k]);
+    model(&c, 2, 2, 2, 1, one_voxel);
+    chunk(&c, "MATL", &glass, NULL);
+    chunk(&c, "MATL", &lamp, NULL);
+    buf f = vox_file(&c);
+    vxr_scene_src src;
+    vxr_error err = {{0}};
+    CHECK(vxr_load_vox(f.p, f.n, &src, &err) == VXR_OK);
+    CHECK_EQ_INT(src.materials[7].kind, VXR_MATERIAL_GLASS);
+    CHECK(fabsf(src.materials[7].ior - 1.3f) < 1e-6f);
+    CHECK_EQ_INT(src.materials[9].kind, VXR_MATERIAL_EMIT);
+    CHECK(fabsf(src.materials[9].emit - 2.0f) < 1e-6f);
+    CHECK_EQ_INT(src.materials[8].kind, VXR_MATERIAL_DIFFUSE);
+    vxr_scene_src_free(&src);
+    free(f.p);
+    free(c.p);
+    free(glass.p);
+    free(lamp.p);
+}
+
 static void test_unknown_chunks_skipped(void) {
     buf c = {0}, content = {0}, children = {0};
     put_str(&content, "anything");
@@ -1044,7 +1075,7 @@ VXR_TEST_MAIN(TEST(test_manifest_test_data), TEST(test_manifest_shared_data),
               TEST(test_default_palette), TEST(test_rgba_shift), TEST(test_placement_rule),
               TEST(test_placement_composes), TEST(test_hidden_node_and_layer),
               TEST(test_model_instanced_twice_stored_once), TEST(test_unknown_chunks_skipped),
-              TEST(test_v200_frames), TEST(test_empty_scenes), TEST(test_truncated_real_file),
-              TEST(test_truncated_scene_graph), TEST(test_lying_chunk_sizes), TEST(test_bad_models),
-              TEST(test_hostile_scene_graphs), TEST(test_bad_rotation),
-              TEST(test_message_is_one_line))
+              TEST(test_materials), TEST(test_v200_frames), TEST(test_empty_scenes),
+              TEST(test_truncated_real_file), TEST(test_truncated_scene_graph),
+              TEST(test_lying_chunk_sizes), TEST(test_bad_models), TEST(test_hostile_scene_graphs),
+              TEST(test_bad_rotation), TEST(test_message_is_one_line))

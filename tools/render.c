@@ -46,8 +46,6 @@ static vxr_result write_aov(FILE *f, const vxr_target *t, const vxr_camera *cam,
 int cmd_render(int argc, char **argv) {
     cli_view_args a;
     if (!cli_view_args_parse(&a, "render", argc, argv, CLI_WIDTH, CLI_HEIGHT)) return EXIT_USAGE;
-    if (!a.have_eye && !a.camera)
-        return cli_usage("render: expected --eye X,Y,Z --target X,Y,Z or --camera FILE");
     if (!a.out) return cli_usage("render: expected --out IMG.png");
     /* no two outputs over each other: the last written would win */
     static const char *const options[OUTPUTS] = {"--out", "--depth", "--hits", "--aov", "--aov",

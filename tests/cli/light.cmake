@@ -41,3 +41,11 @@ foreach(kind albedo normal depth instance sun ao motion)
     string(APPEND aov_args "|--aov|${kind}:${cli_work}/aov_${kind}.bin")
 endforeach()
 vxr_cli_gpu_test(render_aovs ARGS "${aov_args}" STDERR_LINES 0)
+
+# Path mode: on lavapipe the CPU reference repeats every path ray for ray
+# (metal, glass and emissive materials of the study's MATL included), so
+# pickcheck holds it exact too.
+set(study ${VXR_TEST_DATA}/bevy_vox_scene__study.vox)
+vxr_pickcheck(path_store "${store}|--light|path|--samples|2|--size|64x48")
+vxr_pickcheck(path_study "${study}|--light|path|--samples|2|--size|80x60|--eye|100,220,90|--target|-60,40,0")
+vxr_pickcheck(path_rotated "${xform}|--light|path|--samples|2|--size|64x48|--view|1")

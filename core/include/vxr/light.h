@@ -60,6 +60,7 @@ typedef struct vxr_lit_pixel {
     uint32_t rgba;                /* sRGB-encoded colour, red in the low byte, alpha 255 */
     float color[3];               /* linear colour */
     float albedo[3];              /* linear albedo of the hit voxel, 0 on a miss */
+    float emit[3];                /* its emission (linear), 0 on a miss */
     float normal[3];              /* world normal, 0 on a miss or an origin inside */
     uint32_t instance;            /* VXR_PICK_MISS on a miss */
     float sun, ao;                /* averaged over the samples; -1 on a miss */

@@ -75,6 +75,7 @@ typedef struct vxr_scene_src {
     vxr_instance *instances;
     uint32_t instance_count, instance_capacity;
     uint32_t palette[VXR_PALETTE_SIZE];
+    vxr_material materials[VXR_PALETTE_SIZE]; /* per palette entry; zero: diffuse */
     uint32_t attr_size;
 } vxr_scene_src;
 
@@ -92,6 +93,7 @@ typedef struct vxr_scene {
     vxr_instance *instances;
     uint32_t instance_count;
     uint32_t palette[VXR_PALETTE_SIZE];
+    vxr_material materials[VXR_PALETTE_SIZE]; /* per palette entry; zero: diffuse */
     uint32_t attr_size;
     double build_s; /* seconds spent building octrees (0 when loaded) */
     /* Changes (vxr/edit.h): version counts them; each model and instance
