@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "vxr_srgb.h"
 #include "vxr/bvh.h"
 
 /* The most bytes one vkCmdUpdateBuffer takes. */
@@ -192,10 +193,12 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     }
     vxr_renderer_take_hierarchy(r, &bvh);
 
-    /* The palette, then its materials (vxr_layout.h, VXR_MATERIALS_AT). */
-    uint32_t palette[VXR_MATERIALS_AT + 4 * VXR_PALETTE_SIZE];
+    /* The palette, its materials, the sRGB tables (vxr_layout.h). */
+    uint32_t palette[VXR_PALETTE_WORDS];
     memcpy(palette, s->palette, sizeof s->palette);
     memcpy(palette + VXR_MATERIALS_AT, s->materials, sizeof s->materials);
+    memcpy(palette + VXR_SRGB_AT, VXR_SRGB_LINEAR, sizeof VXR_SRGB_LINEAR);
+    memcpy(palette + VXR_SRGB_AT + 256, VXR_SRGB_MID, sizeof VXR_SRGB_MID);
     /* Tables stay in one binding each; the octree sections may split. */
     if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
                           (uint64_t)s->model_count * sizeof(vxr_gpu_model),

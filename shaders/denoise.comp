@@ -16,6 +16,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "vxr_trace.h"
 #include "vxr_light.h"
+#include "vxr_scene.glsl"
 
 layout(local_size_x_id = VXR_SPEC_LOCAL_X, local_size_y_id = VXR_SPEC_LOCAL_Y) in;
 
@@ -134,8 +135,7 @@ void main() {
         }
         lin += aov3(VXR_AOV_EMIT, i);
     }
-    uvec3 code;
-    for (int c = 0; c < 3; c++) code[c] = vxr_srgb_encode(lin[c]);
+    uvec3 code = srgb_encode3(lin);
     uvec2 at = px + uvec2(pc.offset & 0xffffu, pc.offset >> 16u);
     imageStore(color_image, ivec2(at), vec4(vec3(code) / 255.0, 1.0));
 }

@@ -462,7 +462,7 @@ void path_samples(uint index, uint base, uint end, vec3 world, vec3 n, vec3 albe
             smat = material_of(best_attr);
             float e = uintBitsToFloat(smat.w);
             for (int c = 0; c < 3; c++) {
-                salb[c] = VXR_SRGB_LINEAR[(col >> (8u * uint(c))) & 255u];
+                salb[c] = srgb_linear((col >> (8u * uint(c))) & 255u);
                 precise float v = thr[c] * (salb[c] * e);
                 rad[c] += v;
             }
@@ -512,7 +512,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     vec3 rd0 = rd;
     vec3 emit = vec3(0.0);
     if (hit) {
-        for (int k = 0; k < 3; k++) albedo[k] = VXR_SRGB_LINEAR[(color >> (8u * uint(k))) & 255u];
+        for (int k = 0; k < 3; k++) albedo[k] = srgb_linear((color >> (8u * uint(k))) & 255u);
         float strength = uintBitsToFloat(material_of(best_attr).w);
         for (int k = 0; k < 3; k++) {
             precise float e = albedo[k] * strength;
@@ -592,9 +592,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         for (uint c = 0u; c < 3u; c++) aov[plane * VXR_AOV_EMIT + 3u * index + c] = emit[c];
     }
     if (incomplete) return unpack_rgb(VXR_SHADE_INCOMPLETE);
-    uvec3 code;
-    for (int c = 0; c < 3; c++) code[c] = vxr_srgb_encode(lin[c]);
-    return vec3(code) / 255.0;
+    return vec3(srgb_encode3(lin)) / 255.0;
 }
 
 void main() {

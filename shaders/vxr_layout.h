@@ -137,6 +137,12 @@ typedef uint32_t vxr_uint;
  * the 256 colours, then 4 words per entry from VXR_MATERIALS_AT: kind,
  * roughness, index of refraction, emission (float bits). */
 #define VXR_MATERIALS_AT       256u
+/* After the materials, the sRGB tables of vxr_srgb.h (float bits):
+ * VXR_SRGB_LINEAR at VXR_SRGB_AT, VXR_SRGB_MID after it; shaders fetch
+ * them (a gather) rather than index a constant array (a loop per lane on
+ * lavapipe). */
+#define VXR_SRGB_AT            (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
+#define VXR_PALETTE_WORDS      (VXR_SRGB_AT + 511u)
 #define VXR_MATERIAL_DIFFUSE   0u
 #define VXR_MATERIAL_METAL     1u
 #define VXR_MATERIAL_GLASS     2u

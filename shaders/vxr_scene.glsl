@@ -72,6 +72,22 @@ uint attr_word(uint i) {
     return FETCH(attrs7, j).x;
 }
 
+/* vxr_srgb.h's tables from the palette binding: a code's linear value,
+ * and the code of a linear value (vxr_srgb_encode's search, three
+ * channels at once). */
+float srgb_linear(uint code) {
+    return uintBitsToFloat(FETCH(palette, VXR_SRGB_AT + code).x);
+}
+
+uvec3 srgb_encode3(vec3 v) {
+    uvec3 pos = uvec3(0u);
+    for (uint step = 128u; step > 0u; step >>= 1u)
+        for (int c = 0; c < 3; c++)
+            if (uintBitsToFloat(FETCH(palette, VXR_SRGB_AT + 255u + pos[c] + step).x) <= v[c])
+                pos[c] += step;
+    return pos;
+}
+
 vec4 instance_texel(uint i, uint texel) {
     return uintBitsToFloat(FETCH(instances, VXR_INSTANCE_TEXELS * i + texel));
 }

@@ -1,5 +1,6 @@
 /* vxr bench render: GPU time per frame from timestamp queries (with and
- * without depth output, alternating), what a scene's upload and an instance
+ * without depth output, alternating; with --light lit or path, flat frames
+ * and light frames alternating), what a scene's upload and an instance
  * update cost, and whether the first frame at a new grid costs more than the
  * frames after it (a pipeline compiled on first use would). */
 #include <stdlib.h>
@@ -99,8 +100,14 @@ int cmd_bench_render(int argc, char **argv) {
         update_ms[i] = 1e3 * (cli_now() - update_ms[i]);
     }
     if (r == VXR_OK) qsort(update_ms, UPDATES, sizeof update_ms[0], cli_cmp_double);
+    /* the second kind of frame: with depth output, or with light */
+    const vxr_light *light = &a.light.light;
+    const bool lit = light->model != VXR_LIGHT_FLAT;
     vxr_target_desc dd = td;
-    dd.depth = true;
+    dd.depth = !lit;
+    dd.light = lit;
+    dd.aovs = lit && a.light.denoise;
+    vxr_frame lf = {.camera = &a.cam, .light = light, .denoise = a.light.denoise};
     if (r == VXR_OK && (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &dd, &depth_target, &err)) == VXR_OK)
@@ -124,8 +131,9 @@ int cmd_bench_render(int argc, char **argv) {
         if ((r = cli_gpu_begin(&gpu, &err)) != VXR_OK) break;
         vkCmdResetQueryPool(gpu.cmd, qp, 0, 2);
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-        if ((r = vxr_renderer_render(ren, depth ? depth_target : target, &a.cam, a.grid, gpu.cmd,
-                                     &err)) != VXR_OK)
+        if ((r = depth && lit ? vxr_renderer_render_frame(ren, depth_target, &lf, gpu.cmd, &err)
+                              : vxr_renderer_render(ren, depth ? depth_target : target, &a.cam,
+                                                    a.grid, gpu.cmd, &err)) != VXR_OK)
             break;
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 1);
         double t0 = cli_now();
@@ -189,6 +197,11 @@ int cmd_bench_render(int argc, char **argv) {
                    update_ms[UPDATES / 2], extra_ms);
             cli_print_json_string(stdout, gpu.info.device_name);
             printf("\"");
+            if (lit)
+                printf(",\"light\":\"%s\",\"samples\":%u,\"denoise\":%s,\"light_ms\":%.3f,"
+                       "\"light_over_flat\":%.3f",
+                       cli_light_name(light->model), light->samples,
+                       a.light.denoise ? "true" : "false", depth_median, depth_median / median);
 #ifdef VXR_HAVE_PEERS
             if (peer.runs)
                 printf(",\"openvdb\":{\"mrays_s\":%.3f,\"rays\":%zu,\"hits\":%zu,"
@@ -210,6 +223,11 @@ int cmd_bench_render(int argc, char **argv) {
                    a.scene, a.cam.width, a.cam.height, gpu.info.device_name, median, frames, mrays,
                    depth_median, 100.0 * (depth_median / median - 1.0), upload_ms,
                    update_ms[UPDATES / 2], extra_ms);
+            if (lit)
+                printf("  light %s, %u samples%s: %.3f ms per frame, %.2fx the flat frame "
+                       "(alternating; the depth figure above is this frame's)\n",
+                       cli_light_name(light->model), light->samples,
+                       a.light.denoise ? ", denoised" : "", depth_median, depth_median / median);
 #ifdef VXR_HAVE_PEERS
             if (peer.runs)
                 printf("  OpenVDB %.3f Mrays/s on the same primary rays (one CPU thread, first "
