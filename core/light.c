@@ -135,14 +135,15 @@ static void path_samples(const vxr_picker *p, const vxr_gpu_frame *f, uint32_t p
             memcpy(r.origin, b.o, sizeof r.origin);
             memcpy(r.dir, b.d, sizeof r.dir);
             vxr_pick h;
-            vxr_pick_skip(p, &r, sf.i, sf.lo, b.through, &h);
+            uint32_t hattr;
+            vxr_pick_skip(p, &r, sf.i, sf.lo, b.through, &h, &hattr);
             if (depth == 0 && (!h.hit || h.t > f->sun_t[3])) sums[4] += 1.0f;
             if (!h.hit) {
                 for (int c = 0; c < 3; c++)
                     rad[c] += thr[c] * vxr_sky(f->zenith[c], f->horizon[c], r.dir[2]);
                 break;
             }
-            sf.m = material(p->scene, h.attr);
+            sf.m = material(p->scene, hattr);
             decode(h.color, sf.albedo);
             for (int c = 0; c < 3; c++) rad[c] += thr[c] * (sf.albedo[c] * sf.m.emit);
             if (h.face < 0 || depth + 1 >= VXR_PATH_BOUNCES) break;
@@ -174,7 +175,9 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
     vxr_ray ray;
     vxr_camera_ray(cam, i, j, &ray);
     vxr_pick pk;
-    vxr_result res = vxr_pick_ray(p, &ray, 1, &pk);
+    uint32_t attr;
+    const int32_t none[3] = {0, 0, 0};
+    vxr_result res = vxr_pick_skip(p, &ray, UINT32_MAX, none, false, &pk, &attr);
     if (res != VXR_OK) return res;
     const float px = (float)i + 0.5f, py = (float)j + 0.5f;
     float world[3];
@@ -196,7 +199,7 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
             cos_sun = cos_sun > 0.0f ? cos_sun : 0.0f;
             const uint32_t pixel = j * cam->width + i;
             if (f->model == VXR_LIGHT_PATH) {
-                surface first = {.m = material(p->scene, pk.attr), .i = pk.instance};
+                surface first = {.m = material(p->scene, attr), .i = pk.instance};
                 memcpy(first.p, world, sizeof world);
                 memcpy(first.n, d->normal, sizeof first.n);
                 memcpy(first.albedo, d->albedo, sizeof first.albedo);
@@ -224,7 +227,7 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
                 }
             }
         }
-        const float n = (float)samples, emit = material(p->scene, pk.attr).emit;
+        const float n = (float)samples, emit = material(p->scene, attr).emit;
         for (int k = 0; k < 3; k++) {
             d->emit[k] = d->albedo[k] * emit;
             d->color[k] = f->model == VXR_LIGHT_PATH

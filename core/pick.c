@@ -323,7 +323,6 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
         s->attr_size == 1 ? s->palette[h->attr] : h->attr,
         VXR_PICK_HIT};
     expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
-    out->attr = h->attr;
 }
 
 vxr_result vxr_pick_expand(const vxr_scene *s, uint64_t seen, const vxr_ray *ray,
@@ -486,7 +485,8 @@ vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, 
 }
 
 vxr_result vxr_pick_skip(const vxr_picker *p, const vxr_ray *ray, uint32_t skip_i,
-                         const int32_t skip_lo[3], bool through_glass, vxr_pick *dest) {
+                         const int32_t skip_lo[3], bool through_glass, vxr_pick *dest,
+                         uint32_t *attr) {
     uint32_t level;
     best_hit best;
     pick_begin(1, dest, &level, &best);
@@ -495,6 +495,7 @@ vxr_result vxr_pick_skip(const vxr_picker *p, const vxr_ray *ray, uint32_t skip_
     memcpy(best.skip_lo, skip_lo, sizeof best.skip_lo);
     vxr_result r = walk(p, ray, level, false, &best);
     if (r == VXR_OK && best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
+    *attr = best.i != UINT32_MAX ? best.hit.attr : 0;
     return r;
 }
 

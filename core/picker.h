@@ -23,10 +23,12 @@ struct vxr_picker {
     uint64_t cursor;    /* the scene's journal (vxr/journal.h), read up to here */
 };
 
-/* vxr_pick_ray at voxels, voxel skip_lo of instance skip_i excepted, and
- * with through_glass every glass voxel (the bounces of a path:
- * core/light.c). */
+/* vxr_pick_ray at voxels, voxel skip_lo of instance skip_i excepted
+ * (UINT32_MAX: none), and with through_glass every glass voxel; *attr the
+ * hit voxel's attribute (palette index, or RGBA8), 0 on a miss. The rays
+ * of core/light.c. */
 vxr_result vxr_pick_skip(const vxr_picker *p, const vxr_ray *ray, uint32_t skip_i,
-                         const int32_t skip_lo[3], bool through_glass, vxr_pick *dest);
+                         const int32_t skip_lo[3], bool through_glass, vxr_pick *dest,
+                         uint32_t *attr);
 
 #endif

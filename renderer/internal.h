@@ -248,6 +248,7 @@ struct vxr_renderer {
     vxr_gpu_instance *inst_rec;           /* the instance table as uploaded, instance_cap */
     uint32_t model_count, instance_count; /* in the tables */
     uint32_t model_cap, instance_cap;     /* records the table buffers hold */
+    uint32_t *moving, moving_count;       /* instances whose motion map is not identity */
     uint64_t cursor;                      /* the scene's journal (vxr/journal.h), read up to here */
     uint64_t version;    /* the scene version the buffers hold (vxr_renderer_version) */
     followed follow;     /* what the last read of the journal found (renderer/update.c) */
@@ -348,6 +349,9 @@ typedef struct vxr_pipes {
     VkPipeline light[2][VXR_MODE_RAYS];
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
 } vxr_pipes;
+/* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
+ * dest; no instance is moving (renderer/motion.c). */
+vxr_result vxr_motion_fill(vxr_renderer *r, float *dest, uint32_t count);
 /* The pipeline of a light frame (model lit or path, mode FRAME,
  * FRAME_HOST or PICKS), or for model 0 the denoiser's, made now when it is
  * the first. */

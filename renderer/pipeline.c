@@ -257,7 +257,8 @@ done:
 
 /* The texel format of a binding of set 0 (vxr_layout.h). */
 VkFormat vxr_binding_format(uint32_t b) {
-    if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH)
+    if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH ||
+        b == VXR_BIND_MOTION)
         return VK_FORMAT_R32G32B32A32_UINT;
     if (b >= VXR_BIND_NODES && b < VXR_BIND_NODES + VXR_NODE_CHUNKS) return VK_FORMAT_R32G32_UINT;
     return VK_FORMAT_R32_UINT;
@@ -265,7 +266,8 @@ VkFormat vxr_binding_format(uint32_t b) {
 
 /* The section a binding belongs to: its first binding. */
 static uint32_t section_of(uint32_t b) {
-    return b >= VXR_BIND_ATTRS   ? VXR_BIND_ATTRS
+    return b == VXR_BIND_MOTION  ? b
+           : b >= VXR_BIND_ATTRS ? VXR_BIND_ATTRS
            : b >= VXR_BIND_BATTR ? VXR_BIND_BATTR
            : b >= VXR_BIND_NODES ? VXR_BIND_NODES
                                  : b;

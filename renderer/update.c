@@ -443,7 +443,8 @@ static vxr_result update_instances(update *u, bool hierarchy, const todo *t, uin
                  vxr_new_table(u, VXR_BIND_INSTANCES, (uint64_t)cap * sizeof(vxr_gpu_instance))) ||
             (res = vxr_new_table(u, VXR_BIND_BVH,
                                  vxr_bvh_node_bound(cap) * sizeof(vxr_gpu_bvh_node))) ||
-            (res = vxr_new_table(u, VXR_BIND_ITEMS, (uint64_t)cap * 4)))
+            (res = vxr_new_table(u, VXR_BIND_ITEMS, (uint64_t)cap * 4)) ||
+            (res = vxr_motion_table(u, cap)))
             return res;
         all = hierarchy = true;
     }
@@ -474,6 +475,7 @@ static vxr_result update_instances(update *u, bool hierarchy, const todo *t, uin
                                (uint64_t)(b - a) * sizeof *now);
         a = b;
     }
+    if (res == VXR_OK) res = vxr_motion_update(u, ids, now, m);
     if (res == VXR_OK) { /* the table is written: the records are the uploaded ones */
         for (uint32_t j = 0; j < m; j++) {
             r->inst_rec[ids[j]] = now[j];

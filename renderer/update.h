@@ -49,4 +49,14 @@ void vxr_update_barrier(update *u, VkPipelineStageFlags src_stage, VkAccessFlags
 /* Replaces binding b's buffer by one of `bytes` (the old one retired). */
 vxr_result vxr_new_table(update *u, uint32_t b, uint64_t bytes);
 
+/* renderer/motion.c */
+/* A new motion table for cap instances, when the instance tables grow:
+ * the update then writes every instance's map. */
+vxr_result vxr_motion_table(update *u, uint32_t cap);
+/* The motion maps of the instances ids[0 .. m) (ascending) whose records
+ * become now[], from their records before (r->inst_rec), and identity
+ * again for those moved in the last update but not in this one. */
+vxr_result vxr_motion_update(update *u, const uint32_t *ids, const vxr_gpu_instance *now,
+                             uint32_t m);
+
 #endif

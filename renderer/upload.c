@@ -206,14 +206,24 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         (res = upload_cap(r, VXR_BIND_INSTANCES, r->inst_rec,
                           (uint64_t)s->instance_count * sizeof(vxr_gpu_instance),
                           (uint64_t)r->instance_cap * sizeof(vxr_gpu_instance), cmd, err)) ||
-        (res = upload_cap(r, VXR_BIND_PALETTE, palette, sizeof palette, sizeof palette, cmd,
-                          err)) ||
+        (res =
+             upload_cap(r, VXR_BIND_PALETTE, palette, sizeof palette, sizeof palette, cmd, err)) ||
         (res = upload_cap(
              r, VXR_BIND_BVH, bvh.nodes, (uint64_t)bvh.node_count * sizeof(vxr_gpu_bvh_node),
              vxr_bvh_node_bound(r->instance_cap) * sizeof(vxr_gpu_bvh_node), cmd, err)) ||
         (res = upload_cap(r, VXR_BIND_ITEMS, bvh.items, (uint64_t)bvh.item_count * 4,
                           (uint64_t)r->instance_cap * 4, cmd, err)))
         goto fail;
+    float *still = malloc((size_t)r->instance_cap * 48);
+    if (!still) {
+        res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+        goto fail;
+    }
+    vxr_motion_fill(r, still, r->instance_cap);
+    res = upload_cap(r, VXR_BIND_MOTION, still, (uint64_t)r->instance_cap * 48,
+                     (uint64_t)r->instance_cap * 48, cmd, err);
+    free(still);
+    if (res != VXR_OK) goto fail;
     for (int k = 0; k < VXR_SECTIONS; k++)
         if ((res = upload_split(r, r->sec[k].first, host[k], r->sec[k].capacity, r->sec[k].elem,
                                 r->sec[k].shift, cmd, err)))
@@ -318,5 +328,6 @@ void vxr_renderer_destroy(vxr_renderer *r) {
     free(r->res);
     free(r->model_rec);
     free(r->inst_rec);
+    free(r->moving);
     free(r);
 }

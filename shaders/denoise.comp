@@ -20,10 +20,7 @@
 
 layout(local_size_x_id = VXR_SPEC_LOCAL_X, local_size_y_id = VXR_SPEC_LOCAL_Y) in;
 
-layout(push_constant, std430) uniform Push {
-    VXR_PUSH_MEMBERS
-}
-pc;
+layout(push_constant, std430) uniform Push{VXR_PUSH_MEMBERS} pc;
 
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_IMAGE) writeonly uniform image2D color_image;
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_FRAME, std430) readonly buffer Frame {
@@ -41,6 +38,8 @@ layout(set = VXR_SET_TARGET, binding = VXR_BIND_DENOISE, std430) buffer Light {
 };
 
 uint plane_at;
+/* taps further than this share of the occlusion radius count less */
+#define SIGMA_WORLD 1.0
 
 vec3 aov3(uint plane, uint i) {
     return vec3(aov[plane * plane_at + 3u * i], aov[plane * plane_at + 3u * i + 1u],
@@ -95,7 +94,11 @@ void main() {
         /* a plane step of a voxel at this distance is far outside sigma */
         float sigma_plane = 0.002 * t + 0.01;
         int step = 1 << int(pass);
+        /* occlusion changes over the occlusion radius: taps further than
+         * about SIGMA_WORLD of it away count less (else its gradients blur) */
+        float sw = max(SIGMA_WORLD * fr.sun_t.w, 0.5), inv_world = 0.5 / (sw * sw);
         const float h[3] = float[3](0.375, 0.25, 0.0625);
+        vec4 centre = pass == 0u ? light_of(i) : work[src + i];
         vec4 sum = vec4(0.0);
         float wsum = 0.0;
         for (int dy = -2; dy <= 2; dy++)
@@ -107,12 +110,13 @@ void main() {
                 vec3 nq = aov3(VXR_AOV_NORMAL, j);
                 float wn = pow(max(dot(n, nq), 0.0), 64.0);
                 float dist = abs(dot(n, hit_point(uvec2(q), j) - p));
-                float w = h[abs(dx)] * h[abs(dy)] * wn * exp(-dist / sigma_plane);
+                vec3 dq = hit_point(uvec2(q), j) - p;
+                float w = h[abs(dx)] * h[abs(dy)] * wn * exp(-dist / sigma_plane) *
+                          exp(-dot(dq, dq) * inv_world);
                 vec4 l = pass == 0u ? light_of(j) : work[src + j];
                 sum += w * l;
                 wsum += w;
             }
-        vec4 centre = pass == 0u ? light_of(i) : work[src + i];
         filtered = wsum > 0.0 ? sum / wsum : centre;
         /* hard shadows are exact at one sample: only a wide sun's are noisy */
         if (fr.model == VXR_LIGHT_LIT && fr.sun.w == 0.0) filtered.w = light_of(i).w;

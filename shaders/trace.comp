@@ -579,7 +579,16 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         aov[plane * VXR_AOV_AO + index] = hit ? s1.x / count : -1.0;
         vec2 motion = vec2(0.0);
         if (fr.prev_eye.w >= 0.0) {
-            vxr_xy q = vxr_prev_pixel(fr.prev_eye, fr.prev_m0, fr.prev_m1, fr.prev_m2, world, hit,
+            /* where the hit point was: its instance's motion map, then the
+             * previous camera */
+            vec3 was = world;
+            if (hit) {
+                vec4 mm[3];
+                for (uint r = 0u; r < 3u; r++)
+                    mm[r] = uintBitsToFloat(FETCH(motion_maps, VXR_MOTION_TEXELS * inst + r));
+                vxr_affine_point(mm, world, was);
+            }
+            vxr_xy q = vxr_prev_pixel(fr.prev_eye, fr.prev_m0, fr.prev_m1, fr.prev_m2, was, hit,
                                       pc.width, pc.height);
             if (q.x > -1e29) {
                 precise float mx = q.x - (float(px.x) + 0.5), my = q.y - (float(px.y) + 0.5);

@@ -224,7 +224,12 @@ typedef uint32_t vxr_uint;
 #define VXR_BATTR_CHUNKS   4
 #define VXR_BIND_ATTRS     13 /* r32ui words, VXR_ATTR_CHUNKS bindings */
 #define VXR_ATTR_CHUNKS    8  /* about 1 byte per voxel, against well under half of structure */
-#define VXR_SCENE_BINDINGS 21
+#define VXR_BIND_MOTION    21 /* rgba32ui, VXR_MOTION_TEXELS per instance */
+#define VXR_SCENE_BINDINGS 22
+/* Per instance, the rows of the affine map from a world point now to where
+ * it was at the renderer's update before the last (identity for instances
+ * that did not move in the last update): motion vectors. */
+#define VXR_MOTION_TEXELS 3u
 
 /* Descriptor set 1: the target. */
 #define VXR_SET_TARGET      1
@@ -468,7 +473,8 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
                       VXR_BIND_ATTRS == VXR_BIND_BATTR + VXR_BATTR_CHUNKS &&
-                      VXR_SCENE_BINDINGS == VXR_BIND_ATTRS + VXR_ATTR_CHUNKS,
+                      VXR_BIND_MOTION == VXR_BIND_ATTRS + VXR_ATTR_CHUNKS &&
+                      VXR_SCENE_BINDINGS == VXR_BIND_MOTION + 1,
                   "scene bindings in sequence");
 VXR_STATIC_ASSERT(VXR_LEVELS == VXR_MAX_DEPTH + 1, "a frame per level");
 VXR_STATIC_ASSERT(VXR_BVH_STACK >= VXR_BVH_MAX_DEPTH + 1, "the walk's stack holds any hierarchy");

@@ -43,6 +43,7 @@ SCENE(VXR_BIND_ATTRS + 4) attrs4;
 SCENE(VXR_BIND_ATTRS + 5) attrs5;
 SCENE(VXR_BIND_ATTRS + 6) attrs6;
 SCENE(VXR_BIND_ATTRS + 7) attrs7;
+SCENE(VXR_BIND_MOTION) motion_maps;
 
 #define FETCH(tb, i) texelFetch(tb, int(i))
 

@@ -4,6 +4,7 @@
  * the previous camera's frame; the denoiser; bad light settings. */
 #include <math.h>
 #include "gpu.h"
+#include "vxr/edit.h"
 #include "vxr/formats.h"
 #include "vxr_test.h"
 
@@ -178,6 +179,111 @@ static void test_motion_camera(void) {
     vxr_scene_destroy(s);
 }
 
+/* One light frame of ren into t (1 sample, previous camera prev) and its
+ * outputs copied out; false after a message. */
+static bool frame_of(vxr_renderer *ren, vxr_target *t, const vxr_camera *cam,
+                     const vxr_camera *prev, shot *out) {
+    vxr_light light;
+    vxr_light_defaults(&light);
+    vxr_frame f = {.camera = cam, .light = &light, .previous = prev};
+    vxr_error err = {{0}};
+    if (cli_gpu_begin(&gpu, &err) != VXR_OK ||
+        vxr_renderer_render_frame(ren, t, &f, gpu.cmd, &err) != VXR_OK ||
+        cli_gpu_submit(&gpu, &err) != VXR_OK) {
+        fprintf(stderr, "frame: %s\n", err.message);
+        return false;
+    }
+    size_t px = (size_t)cam->width * cam->height;
+    out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
+    out->picks = malloc(px * sizeof *out->picks);
+    memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
+    memcpy(out->picks, vxr_target_picks(t), px * sizeof *out->picks);
+    return true;
+}
+
+/* Motion vectors of a moved instance: with the camera still, its pixels
+ * move by where its voxels were before the update (they land on the same
+ * voxel of the frame before, or a neighbour), every other pixel stays;
+ * after an update that moves nothing, nothing moves. */
+static void test_motion_instance(void) {
+    vxr_scene *s = NULL;
+    vxr_error err = {{0}};
+    CHECK(vxr_scene_load("@demo", &s, &err) == VXR_OK);
+    if (!s) return;
+    const uint32_t W = 160, H = 120;
+    vxr_camera cam = camera_at(s, 0.9f, 0.5f, W, H);
+    vxr_renderer *ren = NULL;
+    vxr_target *t = NULL;
+    vxr_target_desc td = {
+        .width = W, .height = H, .picks = true, .readback = true, .light = true, .aovs = true};
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+    CHECK(vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK);
+    CHECK(vxr_target_create(gpu.ctx, &td, &t, &err) == VXR_OK);
+    CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    shot a = {0}, b = {0}, c = {0};
+    CHECK(frame_of(ren, t, &cam, NULL, &a));
+    /* the instance covering most pixels moves 3 cells along x and 2 up */
+    uint32_t k = VXR_PICK_MISS, best = 0, *count = calloc(s->instance_count, sizeof *count);
+    for (size_t q = 0; count && a.picks && q < (size_t)W * H; q++) {
+        uint32_t i = a.picks[q].instance;
+        if (i < s->instance_count && ++count[i] > best) best = count[k = i];
+    }
+    free(count);
+    CHECK(k != VXR_PICK_MISS);
+    if (k == VXR_PICK_MISS) goto done;
+    vxr_transform tr = s->instances[k].transform;
+    tr.translation[0] += 3.0f;
+    tr.translation[2] += 2.0f;
+    vxr_update_info info;
+    CHECK(vxr_scene_set_transform(s, k, &tr, &err) == VXR_OK);
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+    CHECK(vxr_renderer_update(ren, s, gpu.cmd, &info, &err) == VXR_OK);
+    CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    CHECK(frame_of(ren, t, &cam, &cam, &b));
+    size_t px = (size_t)W * H, mine = 0, landed = 0, others = 0, still = 0;
+    for (uint32_t j = 0; b.aovs && j < H; j++)
+        for (uint32_t i = 0; i < W; i++) {
+            size_t q = (size_t)j * W + i;
+            const vxr_gpu_pick *rb = &b.picks[q];
+            if (!(rb->flags & VXR_PICK_HIT)) continue;
+            float mx = b.aovs[VXR_AOV_MOTION * px + 2 * q],
+                  my = b.aovs[VXR_AOV_MOTION * px + 2 * q + 1];
+            if (rb->instance != k) {
+                others++;
+                still += fabsf(mx) < 1e-3f && fabsf(my) < 1e-3f;
+                continue;
+            }
+            float x = (float)i + 0.5f + mx, y = (float)j + 0.5f + my;
+            if (!(x >= 0 && y >= 0 && x < (float)W && y < (float)H)) continue;
+            mine++;
+            const vxr_gpu_pick *ra = &a.picks[(size_t)y * W + (size_t)x];
+            bool near = ra->instance == rb->instance;
+            for (int d = 0; d < 3; d++) near = near && abs(ra->voxel[d] - rb->voxel[d]) <= 1;
+            landed += near;
+        }
+    fprintf(stderr,
+            "  instance %u: %zu of %zu pixels land on their voxel; %zu of %zu others still\n", k,
+            landed, mine, still, others);
+    CHECK(mine > 50 && landed >= mine * 8 / 10);
+    CHECK(still == others);
+    /* an update that moves nothing: no motion at all */
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK);
+    CHECK(vxr_renderer_update(ren, s, gpu.cmd, &info, &err) == VXR_OK);
+    CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
+    CHECK(frame_of(ren, t, &cam, &cam, &c));
+    size_t moving = 0;
+    for (size_t q = 0; c.aovs && q < 2 * px; q++)
+        moving += fabsf(c.aovs[VXR_AOV_MOTION * px + q]) >= 1e-3f;
+    CHECK_EQ_INT(moving, 0);
+done:
+    shot_free(&a);
+    shot_free(&b);
+    shot_free(&c);
+    vxr_target_destroy(t);
+    vxr_renderer_destroy(ren);
+    vxr_scene_destroy(s);
+}
+
 /* The denoiser runs (validation on), keeps records and outputs, and its
  * 1-sample image is nearer a 64-sample one than the raw 1-sample image. */
 static void test_denoise(void) {
@@ -260,7 +366,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     static const vxr_test_case tests[] = {TEST(test_accumulation), TEST(test_motion_camera),
-                                          TEST(test_denoise), TEST(test_bad_light)};
+                                          TEST(test_motion_instance), TEST(test_denoise),
+                                          TEST(test_bad_light)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

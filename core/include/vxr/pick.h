@@ -52,9 +52,6 @@ typedef struct vxr_pick {
     int32_t edge; /* 0..11 or -1 */
     float edge_mid[3];
     uint32_t color; /* RGBA8, red in the low byte */
-    /* the hit voxel's attribute (its palette index in a paletted scene,
-     * else its RGBA8) on CPU picks; 0 in a record expanded from the GPU's */
-    uint32_t attr;
 } vxr_pick;
 
 typedef struct vxr_picker vxr_picker;
