@@ -1,7 +1,7 @@
 # One `vxr view --frames` run under Xvfb, held against `vxr render`.
 #   cmake -DVXR=vxr -DXVFB_RUN=xvfb-run -DSERVER=N -DWORK=dir -DNAME=name
 #         -DARGS="SCENE|options" -DCURSOR=X,Y [-DGRID=N] [-DCULLED=1]
-#         [-DCAMERA=file.json] -P view.cmake
+#         [-DCAMERA=file.json] [-DFRAMES=n] [-DMIN_SAMPLES=n] -P view.cmake
 # ARGS separates arguments with '|'. The viewer runs with validation on,
 # moves its mouse to CURSOR, saves its last frame and prints (--json) its
 # last pick and its camera. The last frame must equal, byte for byte, the
@@ -9,7 +9,9 @@
 # must hit and equal the record that render --hits writes for that pixel
 # (at the viewer's grid), and stderr must be empty: no validation message.
 # CULLED=1: the view distance must have culled some instances. CAMERA: the
-# viewer runs with --camera CAMERA, and so does render.
+# viewer runs with --camera CAMERA, and so does render. FRAMES: frames to
+# run (default 9). MIN_SAMPLES: the last frame must hold at least that many
+# accumulated samples (a light frame; denoised below 32).
 string(REPLACE "|" ";" args "${ARGS}")
 file(MAKE_DIRECTORY ${WORK})
 set(shot ${WORK}/${NAME}-view.png)
@@ -17,8 +19,11 @@ file(REMOVE ${shot})
 if(DEFINED CAMERA)
     list(APPEND args --camera ${CAMERA})
 endif()
+if(NOT DEFINED FRAMES)
+    set(FRAMES 9)
+endif()
 execute_process(
-    COMMAND ${XVFB_RUN} -n ${SERVER} -s "-screen 0 1280x1024x24" ${VXR} view ${args} --frames 9
+    COMMAND ${XVFB_RUN} -n ${SERVER} -s "-screen 0 1280x1024x24" ${VXR} view ${args} --frames ${FRAMES}
             --cursor ${CURSOR} --json --validate --screenshot ${shot}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
@@ -45,6 +50,14 @@ endforeach()
 string(JSON fov GET "${summary}" fov)
 include(${CMAKE_CURRENT_LIST_DIR}/light_args.cmake)
 view_light_args("${summary}" light_args)
+if(DEFINED MIN_SAMPLES)
+    string(JSON samples GET "${summary}" samples)
+    string(JSON denoised GET "${summary}" denoised)
+    if(samples LESS MIN_SAMPLES OR (samples GREATER_EQUAL 32 AND denoised))
+        message(FATAL_ERROR "vxr view: ${samples} samples (denoised ${denoised}), expected at least "
+                            "${MIN_SAMPLES}, denoised only below 32: ${summary}")
+    endif()
+endif()
 if(CULLED AND NOT visible LESS instances)
     message(FATAL_ERROR "vxr view: ${visible} of ${instances} instances visible, expected culling")
 endif()
