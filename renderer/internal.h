@@ -350,8 +350,8 @@ typedef struct vxr_pipes {
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
 } vxr_pipes;
 /* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
- * dest; no instance is moving (renderer/motion.c). */
-vxr_result vxr_motion_fill(vxr_renderer *r, float *dest, uint32_t count);
+ * dest (renderer/motion.c). */
+void vxr_motion_identity(float *dest, uint32_t count);
 /* The pipeline of a light frame (model lit or path, mode FRAME,
  * FRAME_HOST or PICKS), or for model 0 the denoiser's, made now when it is
  * the first. */

@@ -18,10 +18,8 @@ static void compose(const float a[12], const float b[12], float dest[12]) {
         }
 }
 
-vxr_result vxr_motion_fill(vxr_renderer *r, float *dest, uint32_t count) {
+void vxr_motion_identity(float *dest, uint32_t count) {
     for (uint32_t i = 0; i < count; i++) memcpy(dest + 12 * (size_t)i, identity, sizeof identity);
-    r->moving_count = 0;
-    return VXR_OK;
 }
 
 vxr_result vxr_motion_update(update *u, const uint32_t *ids, const vxr_gpu_instance *now,

@@ -219,7 +219,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
         goto fail;
     }
-    vxr_motion_fill(r, still, r->instance_cap);
+    vxr_motion_identity(still, r->instance_cap);
     res = upload_cap(r, VXR_BIND_MOTION, still, (uint64_t)r->instance_cap * 48,
                      (uint64_t)r->instance_cap * 48, cmd, err);
     free(still);

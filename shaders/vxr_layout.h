@@ -126,27 +126,27 @@ typedef uint32_t vxr_uint;
 
 /* ---- formats and limits ---- */
 
-#define VXR_BLOB_MAGIC       0x42525856u /* "VXRB" little-endian */
-#define VXR_BLOB_VERSION     2u
-#define VXR_BRICK_LEVEL      2u  /* level of the brick nodes (4^3 voxels) */
-#define VXR_MIN_DEPTH        2u  /* an octree is at least one brick */
-#define VXR_MAX_DEPTH        21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
-#define VXR_LEVELS           22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
-#define VXR_PALETTE_SIZE     256u
+#define VXR_BLOB_MAGIC   0x42525856u /* "VXRB" little-endian */
+#define VXR_BLOB_VERSION 2u
+#define VXR_BRICK_LEVEL  2u  /* level of the brick nodes (4^3 voxels) */
+#define VXR_MIN_DEPTH    2u  /* an octree is at least one brick */
+#define VXR_MAX_DEPTH    21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
+#define VXR_LEVELS       22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
+#define VXR_PALETTE_SIZE 256u
 /* Materials (vxr_material), per palette entry: the palette binding holds
  * the 256 colours, then 4 words per entry from VXR_MATERIALS_AT: kind,
  * roughness, index of refraction, emission (float bits). */
-#define VXR_MATERIALS_AT       256u
+#define VXR_MATERIALS_AT 256u
 /* After the materials, the sRGB tables of vxr_srgb.h (float bits):
  * VXR_SRGB_LINEAR at VXR_SRGB_AT, VXR_SRGB_MID after it; shaders fetch
  * them (a gather) rather than index a constant array (a loop per lane on
  * lavapipe). */
-#define VXR_SRGB_AT            (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
-#define VXR_PALETTE_WORDS      (VXR_SRGB_AT + 511u)
-#define VXR_MATERIAL_DIFFUSE   0u
-#define VXR_MATERIAL_METAL     1u
-#define VXR_MATERIAL_GLASS     2u
-#define VXR_MATERIAL_EMIT      3u
+#define VXR_SRGB_AT          (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
+#define VXR_PALETTE_WORDS    (VXR_SRGB_AT + 511u)
+#define VXR_MATERIAL_DIFFUSE 0u
+#define VXR_MATERIAL_METAL   1u
+#define VXR_MATERIAL_GLASS   2u
+#define VXR_MATERIAL_EMIT    3u
 #define VXR_INSTANCE_HIDDEN  1u /* instance flag: loaded but not drawn or picked */
 #define VXR_INSTANCE_CULLED  2u /* instance flag: outside its view distance */
 #define VXR_INSTANCE_REMOVED 4u /* instance flag: a free slot (with HIDDEN) */

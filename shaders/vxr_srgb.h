@@ -9,7 +9,9 @@
 #define VXR_TABLE_END      );
 #else
 #define VXR_TABLE(name, n) static const float name[n] = {
-#define VXR_TABLE_END      };
+#define VXR_TABLE_END                                                                              \
+    }                                                                                              \
+    ;
 #endif
 /* clang-format off */
 VXR_TABLE(VXR_SRGB_LINEAR, 256)

@@ -37,6 +37,17 @@ static vxr_camera camera(const vxr_scene *s, float angle, uint32_t w, uint32_t h
     return camera_at(s, angle, 0.8f, w, h);
 }
 
+/* The target's colours, outputs and pick records after its last frame. */
+static void copy_out(const vxr_target *t, const vxr_camera *cam, shot *out) {
+    size_t px = (size_t)cam->width * cam->height;
+    out->colors = malloc(px * 4);
+    out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
+    out->picks = malloc(px * sizeof *out->picks);
+    memcpy(out->colors, vxr_target_colors(t), px * 4);
+    memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
+    memcpy(out->picks, vxr_target_picks(t), px * sizeof *out->picks);
+}
+
 /* Frames into one target: frames[k] samples each (accumulated after the
  * first), the last with previous camera prev and denoise as asked; copies
  * the outputs out. */
@@ -70,13 +81,7 @@ static vxr_result render(const vxr_scene *scene, const vxr_camera *cam, const vx
             r = cli_gpu_submit(&gpu, &err);
     }
     if (r == VXR_OK) {
-        size_t px = (size_t)cam->width * cam->height;
-        out->colors = malloc(px * 4);
-        out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
-        out->picks = malloc(px * sizeof *out->picks);
-        memcpy(out->colors, vxr_target_colors(t), px * 4);
-        memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
-        memcpy(out->picks, vxr_target_picks(t), px * sizeof *out->picks);
+        copy_out(t, cam, out);
         CHECK(vxr_target_samples(t) > 0);
     } else {
         fprintf(stderr, "render failed: %s: %s\n", vxr_result_string(r), err.message);
@@ -193,11 +198,7 @@ static bool frame_of(vxr_renderer *ren, vxr_target *t, const vxr_camera *cam,
         fprintf(stderr, "frame: %s\n", err.message);
         return false;
     }
-    size_t px = (size_t)cam->width * cam->height;
-    out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
-    out->picks = malloc(px * sizeof *out->picks);
-    memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
-    memcpy(out->picks, vxr_target_picks(t), px * sizeof *out->picks);
+    copy_out(t, cam, out);
     return true;
 }
 
