@@ -108,7 +108,7 @@ static vxr_material material(const vxr_scene *s, uint32_t attr) {
 
 /* Path samples 0 .. samples - 1 from the primary surface s0 (emission
  * emit): trace.comp's path_samples, ray for ray. */
-static void path_samples(const vxr_picker *p, const vxr_gpu_frame *f, uint32_t pixel,
+static void path_samples(const vxr_picker *p, const vxr_gpu_frame *f, uint32_t x, uint32_t y,
                          uint32_t samples, const surface *first, const float emit[3],
                          float sums[VXR_ACCUM_FLOATS]) {
     for (uint32_t s = 0; s < samples; s++) {
@@ -122,15 +122,18 @@ static void path_samples(const vxr_picker *p, const vxr_gpu_frame *f, uint32_t p
             float cs = vxr_dot3(sf.n, f->sun);
             bool go =
                 cs > 0.0f && (sf.m.kind == VXR_MATERIAL_DIFFUSE || sf.m.kind == VXR_MATERIAL_EMIT);
-            vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_key(pixel, s, 2 + ray++),
+            vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_uv(x, y, s, 2 + ray),
                         r.dir);
+            ray++;
             if (go && !vxr_pick_blocked(p, &r, INFINITY, sf.i, sf.lo)) {
                 for (int c = 0; c < 3; c++) rad[c] += thr[c] * sf.albedo[c] * f->sun_color[c] * cs;
                 if (depth == 0) sums[3] += 1.0f;
             }
             /* the bounce */
-            vxr_bounce b = vxr_scatter(sf.p, sf.n, sf.din, sf.albedo, sf.m.kind, sf.m.rough,
-                                       sf.m.ior, vxr_sample_key(pixel, s, 2 + ray++));
+            vxr_bounce b =
+                vxr_scatter(sf.p, sf.n, sf.din, sf.albedo, sf.m.kind, sf.m.rough, sf.m.ior,
+                            vxr_sample_uv(x, y, s, 2 + ray), vxr_sample_key(x, y, s, 2 + ray));
+            ray++;
             for (int c = 0; c < 3; c++) thr[c] = thr[c] * b.w[c];
             memcpy(r.origin, b.o, sizeof r.origin);
             memcpy(r.dir, b.d, sizeof r.dir);
@@ -197,7 +200,6 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
             vxr_hit_point(o, dir, pk.t, pk.voxel, 1, pk.face >> 1, g->local_to_world, world);
             cos_sun = vxr_dot3(d->normal, f->sun);
             cos_sun = cos_sun > 0.0f ? cos_sun : 0.0f;
-            const uint32_t pixel = j * cam->width + i;
             if (f->model == VXR_LIGHT_PATH) {
                 surface first = {.m = material(p->scene, attr), .i = pk.instance};
                 memcpy(first.p, world, sizeof world);
@@ -207,18 +209,18 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
                 memcpy(first.lo, pk.voxel, sizeof first.lo);
                 float emit[3];
                 for (int k = 0; k < 3; k++) emit[k] = d->albedo[k] * first.m.emit;
-                path_samples(p, f, pixel, samples, &first, emit, d->sums);
+                path_samples(p, f, i, j, samples, &first, emit, d->sums);
             }
             for (uint32_t s = 0; f->model == VXR_LIGHT_LIT && s < samples; s++) {
                 vxr_ray light;
                 memcpy(light.origin, world, sizeof world);
                 if (cos_sun > 0.0f) {
-                    vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_key(pixel, s, 0),
+                    vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_uv(i, j, s, 0),
                                 light.dir);
                     if (!vxr_pick_blocked(p, &light, INFINITY, pk.instance, pk.voxel))
                         d->sums[3] += 1.0f;
                 }
-                vxr_cosine_dir(d->normal, vxr_sample_key(pixel, s, 1), light.dir);
+                vxr_cosine_dir(d->normal, vxr_sample_uv(i, j, s, 1), light.dir);
                 if (!(f->sun_t[3] > 0.0f) ||
                     !vxr_pick_blocked(p, &light, f->sun_t[3], pk.instance, pk.voxel)) {
                     for (int k = 0; k < 3; k++)

@@ -38,8 +38,16 @@ layout(set = VXR_SET_TARGET, binding = VXR_BIND_DENOISE, std430) buffer Light {
 };
 
 uint plane_at;
-/* taps further than this share of the occlusion radius count less */
-#define SIGMA_WORLD 1.0
+/* Taps further than about SIGMA_VOXELS voxels (of the pixel's instance)
+ * count less: occlusion changes at a voxel's scale near creases. From pass
+ * LUM_PASS on, the light is smooth enough to guide too (as in Schied et al.
+ * 2017, "Spatiotemporal Variance-Guided Filtering"): taps whose light
+ * differs from the centre's by more than about SIGMA_LUM of it count less,
+ * which keeps the occlusion's real gradients. Chosen by tools/denoise_check.py
+ * on store8, @demo, the study and floooh's scene (BENCHMARKS.md). */
+#define SIGMA_VOXELS 4.0
+#define LUM_PASS     2u
+#define SIGMA_LUM    0.15
 
 vec3 aov3(uint plane, uint i) {
     return vec3(aov[plane * plane_at + 3u * i], aov[plane * plane_at + 3u * i + 1u],
@@ -94,9 +102,9 @@ void main() {
         /* a plane step of a voxel at this distance is far outside sigma */
         float sigma_plane = 0.002 * t + 0.01;
         int step = 1 << int(pass);
-        /* occlusion changes over the occlusion radius: taps further than
-         * about SIGMA_WORLD of it away count less (else its gradients blur) */
-        float sw = max(SIGMA_WORLD * fr.sun_t.w, 0.5), inv_world = 0.5 / (sw * sw);
+        uint inst = floatBitsToUint(aov[VXR_AOV_INSTANCE * plane_at + i]);
+        float sw = SIGMA_VOXELS * instance_texel(inst, VXR_INSTANCE_MISC).x;
+        float inv_world = 0.5 / (sw * sw);
         const float h[3] = float[3](0.375, 0.25, 0.0625);
         vec4 centre = pass == 0u ? light_of(i) : work[src + i];
         vec4 sum = vec4(0.0);
@@ -109,11 +117,16 @@ void main() {
                 if (!is_hit(j)) continue;
                 vec3 nq = aov3(VXR_AOV_NORMAL, j);
                 float wn = pow(max(dot(n, nq), 0.0), 64.0);
-                float dist = abs(dot(n, hit_point(uvec2(q), j) - p));
                 vec3 dq = hit_point(uvec2(q), j) - p;
-                float w = h[abs(dx)] * h[abs(dy)] * wn * exp(-dist / sigma_plane) *
-                          exp(-dot(dq, dq) * inv_world);
+                float dist = abs(dot(n, dq));
                 vec4 l = pass == 0u ? light_of(j) : work[src + j];
+                float wl = 1.0;
+                if (pass >= LUM_PASS) {
+                    float a = l.x + l.y + l.z, b = centre.x + centre.y + centre.z;
+                    wl = exp(-abs(a - b) / (SIGMA_LUM * (a + b) * 0.5 + 1e-4));
+                }
+                float w = h[abs(dx)] * h[abs(dy)] * wn * exp(-dist / sigma_plane) *
+                          exp(-dot(dq, dq) * inv_world) * wl;
                 sum += w * l;
                 wsum += w;
             }

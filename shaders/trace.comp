@@ -406,7 +406,7 @@ void rows_of(uint i, uint at, out vec4 m[3]) {
  * surface, its radiance added to s0.xyz; the first sun ray's visibility
  * to s0.w and whether the first bounce met nothing within the occlusion
  * radius to s1.x. core/light.c repeats it. One trace call for all rays. */
-void path_samples(uint index, uint base, uint end, vec3 world, vec3 n, vec3 albedo, vec3 emit,
+void path_samples(uvec2 px, uint base, uint end, vec3 world, vec3 n, vec3 albedo, vec3 emit,
                   inout vec4 s0, inout vec4 s1) {
     uint i0 = best_i, a0 = best_attr;
     ivec3 lo0 = best_lo;
@@ -422,13 +422,14 @@ void path_samples(uint index, uint base, uint end, vec3 world, vec3 n, vec3 albe
         ro = sp;
         l_skip_i = si;
         l_skip_lo = slo;
-        uint key = vxr_sample_key(index, s, 2u + ray);
+        vxr_xy u = vxr_sample_uv(px.x, px.y, s, 2u + ray);
+        uint key = vxr_sample_key(px.x, px.y, s, 2u + ray);
         ray++;
         if (nee) {
             nee = false;
             float cs = vxr_dot3(sn, fr.sun.xyz);
             bool go = cs > 0.0 && (smat.x == VXR_MATERIAL_DIFFUSE || smat.x == VXR_MATERIAL_EMIT);
-            vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, key, rd);
+            vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, u, rd);
             l_any = true;
             best_i = 0u;
             if (go) trace_scene(pc.grid_pad, VXR_INF);
@@ -441,7 +442,7 @@ void path_samples(uint index, uint base, uint end, vec3 world, vec3 n, vec3 albe
             continue;
         }
         vxr_bounce b = vxr_scatter(sp, sn, sdin, salb, smat.x, uintBitsToFloat(smat.y),
-                                   uintBitsToFloat(smat.z), key);
+                                   uintBitsToFloat(smat.z), u, key);
         for (int c = 0; c < 3; c++) thr[c] = thr[c] * b.w[c];
         ro = b.o;
         rd = b.d;
@@ -535,7 +536,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         l_skip_lo = best_lo;
         l_any = true;
         t_beam = 0.0;
-        if (LIGHT == VXR_LIGHT_PATH) path_samples(index, base, end, world, n, albedo, emit, s0, s1);
+        if (LIGHT == VXR_LIGHT_PATH) path_samples(px, base, end, world, n, albedo, emit, s0, s1);
         /* One trace call for every light ray: lavapipe inlines each call. */
         for (uint k = 2u * base; LIGHT == VXR_LIGHT_LIT && k < 2u * end; k++) {
             uint s = k >> 1u, role = k & 1u;
@@ -543,11 +544,11 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
             /* a sun ray not traced is blocked; an occlusion ray (radius 0:
              * occlusion off) is free */
             bool go = role == 0u ? cos_sun > 0.0 : fr.sun_t.w > 0.0;
+            vxr_xy u = vxr_sample_uv(px.x, px.y, s, role);
             if (role == 0u)
-                vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
-                            vxr_sample_key(index, s, 0u), rd);
+                vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, u, rd);
             else
-                vxr_cosine_dir(n, vxr_sample_key(index, s, 1u), rd);
+                vxr_cosine_dir(n, u, rd);
             best_i = role == 0u ? 0u : VXR_PICK_MISS;
             if (go) trace_scene(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
             if (best_i != VXR_PICK_MISS) continue;

@@ -27,9 +27,10 @@ VXR_FN vxr_uint vxr_hash(vxr_uint v) {
     return (word >> 22u) ^ word;
 }
 
-/* The key of ray `role` of sample k of pixel `pixel`. */
-VXR_FN vxr_uint vxr_sample_key(vxr_uint pixel, vxr_uint k, vxr_uint role) {
-    return vxr_hash(vxr_hash(pixel) ^ vxr_hash(k * 16u + role));
+/* The key of ray `role` of sample k at pixel (x, y): random bits for
+ * what vxr_sample_uv does not give. */
+VXR_FN vxr_uint vxr_sample_key(vxr_uint x, vxr_uint y, vxr_uint k, vxr_uint role) {
+    return vxr_hash(vxr_hash(x + vxr_hash(y)) ^ vxr_hash(k * 16u + role));
 }
 
 /* 24 bits of h as a float in [0, 1), exactly. */
@@ -42,26 +43,77 @@ VXR_STRUCT(vxr_xy) {
     float y;
 };
 
-/* A point uniform on the unit disk: rejection from the square [-1, 1)^2
- * (exact arithmetic on 24-bit numbers), up to 16 tries, then the centre
- * (a chance of 2e-11). */
-VXR_FN vxr_xy vxr_disk(vxr_uint key) {
-    vxr_xy p;
-    p.x = 0.0f;
-    p.y = 0.0f;
-    for (vxr_uint k = 0u; k < 16u; k++) {
-        key = vxr_hash(key);
-        VXR_PRECISE float x = 2.0f * vxr_unit(key) - 1.0f;
-        key = vxr_hash(key);
-        VXR_PRECISE float y = 2.0f * vxr_unit(key) - 1.0f;
-        VXR_PRECISE float r2 = x * x + y * y;
-        if (r2 < 1.0f) {
-            p.x = x;
-            p.y = y;
-            break;
-        }
+/* The two numbers in [0, 1) (24 bits each) of ray `role` of sample k at
+ * pixel (x, y), stratified across pixels: a 4 x 4 tile of pixels takes the
+ * 16 cells of a 4 x 4 grid over [0, 1)^2, each 2 x 2 block of it one cell
+ * in each quadrant, and the point is uniform in its cell. The cells are
+ * xor'ed with a hash of the tile, sample and role, so each pixel's cell is
+ * uniform and its samples unbiased; a filter that averages neighbouring
+ * pixels averages stratified samples (the idea of Heitz and Belcour 2019,
+ * "Distributing Monte Carlo Errors as a Blue Noise in Screen Space"). */
+VXR_FN vxr_xy vxr_sample_uv(vxr_uint x, vxr_uint y, vxr_uint k, vxr_uint role) {
+    vxr_uint sk = vxr_hash(k * 16u + role);
+    vxr_uint tile = vxr_hash(vxr_hash((x >> 2u) + vxr_hash((y >> 2u) ^ 0x9e3779b9u)) ^ sk);
+    vxr_uint key = vxr_hash(vxr_hash(x + vxr_hash(y)) ^ sk);
+    vxr_uint cx = (((x & 1u) << 1u) | ((y >> 1u) & 1u)) ^ (tile & 3u);
+    vxr_uint cy = (((y & 1u) << 1u) | ((x >> 1u) & 1u)) ^ ((tile >> 2u) & 3u);
+    vxr_xy u;
+    u.x = VXR_F((cx << 22u) | (key >> 10u)) * (1.0f / 16777216.0f);
+    u.y = VXR_F((cy << 22u) | (vxr_hash(key) >> 10u)) * (1.0f / 16777216.0f);
+    return u;
+}
+
+/* Taylor coefficients of sin and cos, each the float nearest to it written
+ * as an exact quotient (so every compiler reads the same float). */
+#define VXR_SIN3    (-11184811.0f / 67108864.0f)
+#define VXR_SIN5    (8947849.0f / 1073741824.0f)
+#define VXR_SIN7    (-13634817.0f / 68719476736.0f)
+#define VXR_SIN9    (12119837.0f / 4398046511104.0f)
+#define VXR_COS4    (11184811.0f / 268435456.0f)
+#define VXR_COS6    (-11930465.0f / 8589934592.0f)
+#define VXR_COS8    (13634817.0f / 549755813888.0f)
+#define VXR_COS10   (-9695870.0f / 35184372088832.0f)
+#define VXR_HALF_PI (13176795.0f / 8388608.0f)
+
+/* (cos, sin) of 2 pi u for u in [0, 1): the quadrant and the octant's
+ * mirror exactly, then Taylor polynomials on [0, pi / 4] (within 2e-7):
+ * arithmetic only, so both sides agree. */
+VXR_FN vxr_xy vxr_circle(float u) {
+    VXR_PRECISE float a = u * 4.0f;
+    int q = 0;
+    if (a >= 2.0f) {
+        a = a - 2.0f;
+        q = 2;
     }
-    return p;
+    if (a >= 1.0f) {
+        a = a - 1.0f;
+        q = q + 1;
+    }
+    bool mirror = a > 0.5f;
+    VXR_PRECISE float g = mirror ? 1.0f - a : a;
+    VXR_PRECISE float x = g * VXR_HALF_PI;
+    VXR_PRECISE float x2 = x * x;
+    VXR_PRECISE float sn =
+        x * (1.0f + x2 * (VXR_SIN3 + x2 * (VXR_SIN5 + x2 * (VXR_SIN7 + x2 * VXR_SIN9))));
+    VXR_PRECISE float cs =
+        1.0f + x2 * (-0.5f + x2 * (VXR_COS4 + x2 * (VXR_COS6 + x2 * (VXR_COS8 + x2 * VXR_COS10))));
+    float c = mirror ? sn : cs, s = mirror ? cs : sn;
+    vxr_xy r;
+    r.x = q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
+    r.y = q == 0 ? s : q == 1 ? c : q == 2 ? -s : -c;
+    return r;
+}
+
+/* A uniform point of the unit disk from u: radius sqrt(u.x), angle 2 pi
+ * u.y (area-preserving, so u's strata stay strata of the disk). */
+VXR_FN vxr_xy vxr_disk(vxr_xy u) {
+    vxr_xy c = vxr_circle(u.y);
+    VXR_PRECISE float r = VXR_SQRT(u.x);
+    VXR_PRECISE float x = r * c.x;
+    VXR_PRECISE float y = r * c.y;
+    c.x = x;
+    c.y = y;
+    return c;
 }
 
 /* An orthonormal basis (t, b) around the unit vector n: Duff et al. 2017,
@@ -94,28 +146,27 @@ VXR_FN void vxr_frame_dir(VXR_IN_VEC3(t), VXR_IN_VEC3(b), VXR_IN_VEC3(n), float 
 
 /* A direction around the unit normal n with density cos / pi (Malley's
  * method: a uniform disk point lifted onto the hemisphere). */
-VXR_FN void vxr_cosine_dir(VXR_IN_VEC3(n), vxr_uint key, VXR_OUT_VEC3(dest)) {
+VXR_FN void vxr_cosine_dir(VXR_IN_VEC3(n), vxr_xy u, VXR_OUT_VEC3(dest)) {
     VXR_VEC3(t);
     VXR_VEC3(b);
     vxr_basis(n, t, b);
-    vxr_xy p = vxr_disk(key);
-    VXR_PRECISE float r2 = p.x * p.x + p.y * p.y;
-    VXR_PRECISE float z = VXR_SQRT(1.0f - r2 > 0.0f ? 1.0f - r2 : 0.0f);
+    vxr_xy p = vxr_disk(u);
+    VXR_PRECISE float z = VXR_SQRT(1.0f - u.x);
     vxr_frame_dir(t, b, n, p.x, p.y, z, dest);
 }
 
 /* A direction towards the sun: sun (unit, with tangents t, b) tilted by a
  * uniform point of the disk of radius tan(diameter / 2), so within half
  * the diameter of it; the sun itself for diameter 0. */
-VXR_FN void vxr_sun_dir(VXR_IN_VEC3(sun), VXR_IN_VEC3(t), VXR_IN_VEC3(b), float tan_half,
-                        vxr_uint key, VXR_OUT_VEC3(dest)) {
+VXR_FN void vxr_sun_dir(VXR_IN_VEC3(sun), VXR_IN_VEC3(t), VXR_IN_VEC3(b), float tan_half, vxr_xy u,
+                        VXR_OUT_VEC3(dest)) {
     if (tan_half == 0.0f) {
         dest[0] = sun[0];
         dest[1] = sun[1];
         dest[2] = sun[2];
         return;
     }
-    vxr_xy p = vxr_disk(key);
+    vxr_xy p = vxr_disk(u);
     VXR_PRECISE float x = p.x * tan_half;
     VXR_PRECISE float y = p.y * tan_half;
     vxr_frame_dir(t, b, sun, x, y, 1.0f, dest);
@@ -241,7 +292,7 @@ VXR_STRUCT(vxr_bounce) {
 };
 
 VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), VXR_IN_VEC3(albedo),
-                              vxr_uint kind, float rough, float ior, vxr_uint key) {
+                              vxr_uint kind, float rough, float ior, vxr_xy u, vxr_uint key) {
     vxr_bounce b;
     b.through = false;
     for (int c = 0; c < 3; c++) {
@@ -251,8 +302,8 @@ VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), 
     if (kind == VXR_MATERIAL_METAL) {
         VXR_VEC3(r);
         vxr_reflect(din, n, r);
-        vxr_xy q = vxr_disk(key);
-        VXR_PRECISE float z = vxr_unit(vxr_hash(key ^ 0x5bd1e995u)) * 2.0f - 1.0f;
+        vxr_xy q = vxr_disk(u);
+        VXR_PRECISE float z = vxr_unit(key) * 2.0f - 1.0f;
         VXR_PRECISE float x = r[0] + rough * q.x;
         VXR_PRECISE float y = r[1] + rough * q.y;
         VXR_PRECISE float w = r[2] + rough * z;
@@ -266,7 +317,7 @@ VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), 
         VXR_PRECISE float eta = ior > 1.0f ? ior : 1.5f;
         VXR_PRECISE float cos_i = -vxr_dot3(din, n);
         VXR_VEC3(inside);
-        if (vxr_unit(key) < vxr_fresnel(cos_i, eta) || !vxr_refract(din, n, 1.0f / eta, inside)) {
+        if (u.x < vxr_fresnel(cos_i, eta) || !vxr_refract(din, n, 1.0f / eta, inside)) {
             vxr_reflect(din, n, b.d);
             for (int c = 0; c < 3; c++) b.w[c] = 1.0f;
             return b;
@@ -275,7 +326,7 @@ VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), 
         b.through = true;
         return b;
     }
-    vxr_cosine_dir(n, key, b.d);
+    vxr_cosine_dir(n, u, b.d);
     return b;
 }
 

@@ -74,19 +74,27 @@ uint attr_word(uint i) {
 }
 
 /* vxr_srgb.h's tables from the palette binding: a code's linear value,
- * and the code of a linear value (vxr_srgb_encode's search, three
+ * and the code of a linear value (vxr_srgb_encode's answer, three
  * channels at once). */
 float srgb_linear(uint code) {
     return uintBitsToFloat(FETCH(palette, VXR_SRGB_AT + code).x);
 }
 
 uvec3 srgb_encode3(vec3 v) {
-    uvec3 pos = uvec3(0u);
-    for (uint step = 128u; step > 0u; step >>= 1u)
-        for (int c = 0; c < 3; c++)
-            if (uintBitsToFloat(FETCH(palette, VXR_SRGB_AT + 255u + pos[c] + step).x) <= v[c])
-                pos[c] += step;
-    return pos;
+    /* The transfer function's code (pow: within a hundredth of a code, a
+     * different rounding from the CPU's does not matter) rounded, less one,
+     * is at most one from the search's answer and at most one under it;
+     * two comparisons from there give the exact answer (NaN: 0). */
+    uvec3 code;
+    for (int c = 0; c < 3; c++) {
+        float w = v[c] > 0.0 ? (v[c] < 1.0 ? v[c] : 1.0) : 0.0;
+        float f = w < 0.0031308 ? w * 12.92 : 1.055 * pow(w, 1.0 / 2.4) - 0.055;
+        uint pos = uint(clamp(int(f * 255.0 + 0.5) - 1, 0, 253));
+        uint at = VXR_SRGB_AT + 256u + pos;
+        code[c] = pos + (uintBitsToFloat(FETCH(palette, at).x) <= v[c] ? 1u : 0u) +
+                  (uintBitsToFloat(FETCH(palette, at + 1u).x) <= v[c] ? 1u : 0u);
+    }
+    return code;
 }
 
 vec4 instance_texel(uint i, uint texel) {
