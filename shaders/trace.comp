@@ -129,6 +129,12 @@ uvec4 material_of(uint attr) {
                  FETCH(palette, at + 3u).x);
 }
 
+/* The emission strength of attribute attr's material. */
+float emit_of(uint attr) {
+    return ATTR_SIZE == 1u ? uintBitsToFloat(FETCH(palette, VXR_MATERIALS_AT + 4u * attr + 3u).x)
+                           : 0.0;
+}
+
 /* The attribute of the first voxel (Morton order) under a node. */
 uint first_attr(uint level, uint node, uint octant) {
     uint voxel_octant = 0u;
@@ -503,7 +509,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
     if ((fr.flags & VXR_DATA_ACCUMULATE) != 0u && base > 0u) {
         s0 = accum[2u * index];
-        s1 = accum[2u * index + 1u];
+        s1.x = accum[2u * index + 1u].x;
     }
     vec3 albedo = vec3(0.0), n = vec3(0.0), world = rd;
     precise vec3 lin;
@@ -514,7 +520,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     vec3 emit = vec3(0.0);
     if (hit) {
         for (int k = 0; k < 3; k++) albedo[k] = srgb_linear((color >> (8u * uint(k))) & 255u);
-        float strength = uintBitsToFloat(material_of(best_attr).w);
+        float strength = emit_of(best_attr);
         for (int k = 0; k < 3; k++) {
             precise float e = albedo[k] * strength;
             emit[k] = e;
@@ -568,7 +574,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
                      : vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count,
                                        emit[c]);
     accum[2u * index] = s0;
-    accum[2u * index + 1u] = s1;
+    accum[2u * index + 1u].x = s1.x; /* its other three are unused */
     if ((fr.flags & VXR_DATA_AOVS) != 0u) {
         uint plane = pc.width * pc.height;
         for (uint c = 0u; c < 3u; c++) {
