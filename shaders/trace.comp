@@ -121,18 +121,21 @@ uint read_attr(uint brick, uint bit) {
     return attr_word((m_attr_base >> 2u) + i);
 }
 
-/* The material of palette entry attr (vxr_material; paletted scenes). */
-uvec4 material_of(uint attr) {
-    if (ATTR_SIZE != 1u) return uvec4(0u);
-    uint at = VXR_MATERIALS_AT + 4u * attr;
-    return uvec4(FETCH(palette, at).x, FETCH(palette, at + 1u).x, FETCH(palette, at + 2u).x,
-                 FETCH(palette, at + 3u).x);
+/* Word k of the material of palette entry attr (vxr_material; 0 for
+ * scenes without a palette). */
+uint material_word(uint attr, uint k) {
+    return ATTR_SIZE == 1u ? FETCH(palette, VXR_MATERIALS_AT + 4u * attr + k).x : 0u;
 }
 
-/* The emission strength of attribute attr's material. */
+/* The material of palette entry attr: kind, roughness, ior, emission. */
+uvec4 material_of(uint attr) {
+    return uvec4(material_word(attr, 0u), material_word(attr, 1u), material_word(attr, 2u),
+                 material_word(attr, 3u));
+}
+
+/* The emission strength of attribute attr's material (one fetch). */
 float emit_of(uint attr) {
-    return ATTR_SIZE == 1u ? uintBitsToFloat(FETCH(palette, VXR_MATERIALS_AT + 4u * attr + 3u).x)
-                           : 0.0;
+    return uintBitsToFloat(material_word(attr, 3u));
 }
 
 /* The attribute of the first voxel (Morton order) under a node. */

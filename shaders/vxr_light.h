@@ -27,8 +27,8 @@ VXR_FN vxr_uint vxr_hash(vxr_uint v) {
     return (word >> 22u) ^ word;
 }
 
-/* The key of ray `role` of sample k at pixel (x, y): random bits for
- * what vxr_sample_uv does not give. */
+/* The key of ray `role` of sample k at pixel (x, y): vxr_sample_uv's
+ * jitter comes from it; hash it again for further numbers. */
 VXR_FN vxr_uint vxr_sample_key(vxr_uint x, vxr_uint y, vxr_uint k, vxr_uint role) {
     return vxr_hash(vxr_hash(x + vxr_hash(y)) ^ vxr_hash(k * 16u + role));
 }
@@ -52,9 +52,9 @@ VXR_STRUCT(vxr_xy) {
  * pixels averages stratified samples (the idea of Heitz and Belcour 2019,
  * "Distributing Monte Carlo Errors as a Blue Noise in Screen Space"). */
 VXR_FN vxr_xy vxr_sample_uv(vxr_uint x, vxr_uint y, vxr_uint k, vxr_uint role) {
-    vxr_uint sk = vxr_hash(k * 16u + role);
-    vxr_uint tile = vxr_hash(vxr_hash((x >> 2u) + vxr_hash((y >> 2u) ^ 0x9e3779b9u)) ^ sk);
-    vxr_uint key = vxr_hash(vxr_hash(x + vxr_hash(y)) ^ sk);
+    vxr_uint tile = vxr_hash(vxr_hash((x >> 2u) + vxr_hash((y >> 2u) ^ 0x9e3779b9u)) ^
+                             vxr_hash(k * 16u + role));
+    vxr_uint key = vxr_sample_key(x, y, k, role);
     vxr_uint cx = (((x & 1u) << 1u) | ((y >> 1u) & 1u)) ^ (tile & 3u);
     vxr_uint cy = (((y & 1u) << 1u) | ((x >> 1u) & 1u)) ^ ((tile >> 2u) & 3u);
     vxr_xy u;
@@ -303,7 +303,7 @@ VXR_FN vxr_bounce vxr_scatter(VXR_IN_VEC3(p), VXR_IN_VEC3(n), VXR_IN_VEC3(din), 
         VXR_VEC3(r);
         vxr_reflect(din, n, r);
         vxr_xy q = vxr_disk(u);
-        VXR_PRECISE float z = vxr_unit(key) * 2.0f - 1.0f;
+        VXR_PRECISE float z = vxr_unit(vxr_hash(key ^ 0x5bd1e995u)) * 2.0f - 1.0f;
         VXR_PRECISE float x = r[0] + rough * q.x;
         VXR_PRECISE float y = r[1] + rough * q.y;
         VXR_PRECISE float w = r[2] + rough * z;

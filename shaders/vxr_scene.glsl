@@ -81,10 +81,10 @@ float srgb_linear(uint code) {
 }
 
 uvec3 srgb_encode3(vec3 v) {
-    /* The transfer function's code (pow: within a hundredth of a code, a
-     * different rounding from the CPU's does not matter) rounded, less one,
-     * is at most one from the search's answer and at most one under it;
-     * two comparisons from there give the exact answer (NaN: 0). */
+    /* pos, the transfer function's code (pow: within a hundredth of a
+     * code, so the CPU's rounding of it does not matter) rounded less one,
+     * is 0 to 2 under the search's answer: that answer is pos plus the
+     * thresholds MID[pos] and MID[pos + 1] at or below v (NaN: 0). */
     uvec3 code;
     for (int c = 0; c < 3; c++) {
         float w = v[c] > 0.0 ? (v[c] < 1.0 ? v[c] : 1.0) : 0.0;

@@ -4,16 +4,14 @@
  * value halfway (in code space) between codes k and k + 1. */
 #ifndef VXR_SRGB_H
 #define VXR_SRGB_H
+/* clang-format off */
 #ifdef VXR_GLSL
 #define VXR_TABLE(name, n) const float name[n] = float[n](
 #define VXR_TABLE_END      );
 #else
 #define VXR_TABLE(name, n) static const float name[n] = {
-#define VXR_TABLE_END                                                                              \
-    }                                                                                              \
-    ;
+#define VXR_TABLE_END      };
 #endif
-/* clang-format off */
 VXR_TABLE(VXR_SRGB_LINEAR, 256)
     0.0, 0.00030352699104696512, 0.00060705398209393024, 0.00091058097314089537,
     0.0012141079641878605, 0.0015176349552348256, 0.0018211619462817907, 0.002124688820913434,

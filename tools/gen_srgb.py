@@ -32,6 +32,7 @@ with open(out, 'w') as f:
  * value halfway (in code space) between codes k and k + 1. */
 #ifndef VXR_SRGB_H
 #define VXR_SRGB_H
+/* clang-format off */
 #ifdef VXR_GLSL
 #define VXR_TABLE(name, n) const float name[n] = float[n](
 #define VXR_TABLE_END      );
@@ -39,7 +40,6 @@ with open(out, 'w') as f:
 #define VXR_TABLE(name, n) static const float name[n] = {
 #define VXR_TABLE_END      };
 #endif
-/* clang-format off */
 ''')
     f.write(table('VXR_SRGB_LINEAR', linear))
     f.write(table('VXR_SRGB_MID', mid))
