@@ -215,12 +215,13 @@ vxr_result vxr_light_pixel(const vxr_picker *p, const vxr_camera *cam, const vxr
                 vxr_ray light;
                 memcpy(light.origin, world, sizeof world);
                 if (cos_sun > 0.0f) {
-                    vxr_sun_dir(f->sun, f->sun_t, f->sun_b, f->sun[3], vxr_sample_uv(i, j, s, 0),
-                                light.dir);
+                    vxr_lit_dir(0, d->normal, f->sun, f->sun_t, f->sun_b, f->sun[3],
+                                vxr_sample_uv(i, j, s, 0), light.dir);
                     if (!vxr_pick_blocked(p, &light, INFINITY, pk.instance, pk.voxel))
                         d->sums[3] += 1.0f;
                 }
-                vxr_cosine_dir(d->normal, vxr_sample_uv(i, j, s, 1), light.dir);
+                vxr_lit_dir(1, d->normal, f->sun, f->sun_t, f->sun_b, f->sun[3],
+                            vxr_sample_uv(i, j, s, 1), light.dir);
                 if (!(f->sun_t[3] > 0.0f) ||
                     !vxr_pick_blocked(p, &light, f->sun_t[3], pk.instance, pk.voxel)) {
                     for (int k = 0; k < 3; k++)

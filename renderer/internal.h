@@ -343,20 +343,21 @@ typedef struct vxr_pipes {
     vxr_spec spec;                     /* grid, picks, rays, host zero */
     VkPipeline pipeline[2][VXR_MODES]; /* [grid > 1][mode] */
     VkPipeline beam;                   /* shaders/beam.comp; VK_NULL_HANDLE without beam */
-    /* voxel frames of the lit and path models, [model - 1][mode] for the
-     * modes FRAME, FRAME_HOST and PICKS: made at their first use, under
-     * the context's pipes_lock */
-    VkPipeline light[2][VXR_MODE_RAYS];
+    /* voxel frames of the lit and path models, [model - 1][aovs][mode]
+     * for targets without and with per-pixel outputs and the modes FRAME,
+     * FRAME_HOST and PICKS: made at their first use, under the context's
+     * pipes_lock */
+    VkPipeline light[2][2][VXR_MODE_RAYS];
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
 } vxr_pipes;
 /* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
  * dest (renderer/motion.c). */
 void vxr_motion_identity(float *dest, uint32_t count);
-/* The pipeline of a light frame (model lit or path, mode FRAME,
- * FRAME_HOST or PICKS), or for model 0 the denoiser's, made now when it is
- * the first. */
-vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, vxr_mode mode, VkPipeline *dest,
-                              vxr_error *err);
+/* The pipeline of a light frame (model lit or path, for a target with
+ * per-pixel outputs or not, mode FRAME, FRAME_HOST or PICKS), or for model
+ * 0 the denoiser's (aovs unused), made now when it is the first. */
+vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
+                              VkPipeline *dest, vxr_error *err);
 static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
                                                vxr_mode mode) {
     return r->pipes->pipeline[grid_level > 0][mode];

@@ -95,9 +95,10 @@ void vxr_pipelines_destroy(vxr_context *c) {
                     c->vk.vkDestroyPipeline(c->device, c->pipes[i]->pipeline[g][m], c->alloc);
         if (c->pipes[i]->beam) c->vk.vkDestroyPipeline(c->device, c->pipes[i]->beam, c->alloc);
         for (uint32_t l = 0; l < 2; l++)
-            for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
-                if (c->pipes[i]->light[l][m])
-                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][m], c->alloc);
+            for (uint32_t a = 0; a < 2; a++)
+                for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
+                    if (c->pipes[i]->light[l][a][m])
+                        c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][a][m], c->alloc);
         if (c->pipes[i]->denoise)
             c->vk.vkDestroyPipeline(c->device, c->pipes[i]->denoise, c->alloc);
         free(c->pipes[i]);
@@ -119,7 +120,7 @@ void vxr_pipelines_destroy(vxr_context *c) {
 /* The specialisation of trace.comp for grids or voxels (g), a mode and
  * a light model. */
 static void mode_spec(const vxr_context *c, const vxr_spec *base, uint32_t g, uint32_t m,
-                      uint32_t light, vxr_spec *dest) {
+                      uint32_t light, bool aovs, vxr_spec *dest) {
     *dest = *base;
     dest->grid = g;
     dest->picks = m == VXR_MODE_PICKS || m == VXR_MODE_RAYS;
@@ -127,6 +128,7 @@ static void mode_spec(const vxr_context *c, const vxr_spec *base, uint32_t g, ui
     dest->host = m == VXR_MODE_FRAME_HOST || m == VXR_MODE_PICKS;
     dest->beam = c->beam && m != VXR_MODE_RAYS;
     dest->light = light;
+    dest->aovs = aovs;
 }
 
 static VkComputePipelineCreateInfo trace_info(const vxr_context *c,
@@ -146,13 +148,13 @@ static void spec_map(VkSpecializationMapEntry map[VXR_SPEC_COUNT]) {
     for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
 }
 
-vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, vxr_mode mode, VkPipeline *dest,
-                              vxr_error *err) {
+vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
+                              VkPipeline *dest, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     /* model 0: the denoiser */
-    VkPipeline *slot = model ? &r->pipes->light[model - 1][mode] : &r->pipes->denoise;
+    VkPipeline *slot = model ? &r->pipes->light[model - 1][aovs][mode] : &r->pipes->denoise;
     if (!*slot && !model && !c->denoise_module) {
         VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                        .codeSize = vxr_denoise_spv_size,
@@ -163,7 +165,7 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, vxr_mode mode, Vk
     }
     if (!*slot && res == VXR_OK) {
         vxr_spec spec;
-        mode_spec(c, &r->pipes->spec, 0, mode, model, &spec);
+        mode_spec(c, &r->pipes->spec, 0, mode, model, aovs, &spec);
         VkSpecializationMapEntry map[VXR_SPEC_COUNT];
         spec_map(map);
         VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof spec, &spec};
@@ -192,7 +194,7 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
     VkComputePipelineCreateInfo pi[2 * VXR_MODES + 1];
     for (uint32_t g = 0; g < 2; g++)
         for (uint32_t m = 0; m < VXR_MODES; m++) {
-            mode_spec(c, base, g, m, VXR_LIGHT_FLAT, &spec[g][m]);
+            mode_spec(c, base, g, m, VXR_LIGHT_FLAT, false, &spec[g][m]);
             si[g][m] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[g][m], &spec[g][m]};
             pi[g * VXR_MODES + m] = trace_info(c, &si[g][m]);
         }

@@ -122,7 +122,7 @@ static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
     data->samples =
         data->model == VXR_LIGHT_PATH ? PATH_SAMPLES_PER_DISPATCH : LIT_SAMPLES_PER_DISPATCH;
     data->sample_end = end;
-    data->flags = VXR_DATA_ACCUMULATE | (t->has_aovs ? VXR_DATA_AOVS : 0u);
+    data->flags = VXR_DATA_ACCUMULATE;
     memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_READ_BIT, TRANSFER,
                    VK_ACCESS_TRANSFER_WRITE_BIT);
     c->vk.vkCmdUpdateBuffer(cmd, t->frame.buffer, 0, sizeof *data, data);
@@ -198,14 +198,16 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
                                 "render: light frames are of voxels (grid 0 or 1), not grid %u",
                                 f->grid);
         if ((res = vxr_light_frame(f->light, f->previous, &data, err)) != VXR_OK) return res;
-        if ((res = vxr_light_pipeline(r, model, mode, &pipeline, err)) != VXR_OK) return res;
+        if ((res = vxr_light_pipeline(r, model, t->has_aovs, mode, &pipeline, err)) != VXR_OK)
+            return res;
     }
     VkPipeline denoise = VK_NULL_HANDLE;
     if (f->denoise && model != VXR_LIGHT_FLAT) {
         if (!t->has_aovs)
             return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
                                 "render: denoising needs a target created with aovs");
-        if ((res = vxr_light_pipeline(r, 0, VXR_MODE_FRAME, &denoise, err)) != VXR_OK) return res;
+        if ((res = vxr_light_pipeline(r, 0, false, VXR_MODE_FRAME, &denoise, err)) != VXR_OK)
+            return res;
     }
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);

@@ -36,6 +36,10 @@ layout(constant_id = VXR_SPEC_BEAM) const bool BEAM = false;
 /* VXR_LIGHT_*: lit and path frames trace light rays after the primary one
  * (vxr_light.h); flat frames are compiled without them. */
 layout(constant_id = VXR_SPEC_LIGHT) const uint LIGHT = VXR_LIGHT_FLAT;
+/* Light frames write the per-pixel outputs (the target has them). A
+ * constant, not a flag of the frame: lavapipe runs a block no lane takes
+ * under a mask, its stores one lane at a time. */
+layout(constant_id = VXR_SPEC_AOVS) const bool AOVS = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
@@ -512,7 +516,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
     if ((fr.flags & VXR_DATA_ACCUMULATE) != 0u && base > 0u) {
         s0 = accum[2u * index];
-        s1.x = accum[2u * index + 1u].x;
+        if (AOVS) s1.x = accum[2u * index + 1u].x;
     }
     vec3 albedo = vec3(0.0), n = vec3(0.0), world = rd;
     precise vec3 lin;
@@ -553,11 +557,8 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
             /* a sun ray not traced is blocked; an occlusion ray (radius 0:
              * occlusion off) is free */
             bool go = role == 0u ? cos_sun > 0.0 : fr.sun_t.w > 0.0;
-            vxr_xy u = vxr_sample_uv(px.x, px.y, s, role);
-            if (role == 0u)
-                vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, u, rd);
-            else
-                vxr_cosine_dir(n, u, rd);
+            vxr_lit_dir(role, n, fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
+                        vxr_sample_uv(px.x, px.y, s, role), rd);
             best_i = role == 0u ? 0u : VXR_PICK_MISS;
             if (go) trace_scene(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
             if (best_i != VXR_PICK_MISS) continue;
@@ -577,8 +578,8 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
                      : vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count,
                                        emit[c]);
     accum[2u * index] = s0;
-    accum[2u * index + 1u].x = s1.x; /* its other three are unused */
-    if ((fr.flags & VXR_DATA_AOVS) != 0u) {
+    if (AOVS) accum[2u * index + 1u].x = s1.x; /* only the ao output reads it */
+    if (AOVS) {
         uint plane = pc.width * pc.height;
         for (uint c = 0u; c < 3u; c++) {
             aov[plane * VXR_AOV_ALBEDO + 3u * index + c] = albedo[c];

@@ -207,7 +207,8 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_HOST         12 /* a host's needs: depth in and out */
 #define VXR_SPEC_BEAM         13 /* frames read a start distance per tile (shaders/beam.comp) */
 #define VXR_SPEC_LIGHT        14 /* VXR_LIGHT_*: the frame's light model */
-#define VXR_SPEC_COUNT        15
+#define VXR_SPEC_AOVS         15 /* light frames write the per-pixel outputs */
+#define VXR_SPEC_COUNT        16
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -341,7 +342,6 @@ typedef uint32_t vxr_uint;
     vxr_uint flags       /* VXR_DATA_* */
 
 #define VXR_DATA_ACCUMULATE 1u /* add to the sums of earlier frames (else start afresh) */
-#define VXR_DATA_AOVS       2u /* write the per-pixel outputs */
 
 /* The iterations of the shader's last loop: a device that cut the trace's
  * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
@@ -429,7 +429,7 @@ typedef struct vxr_gpu_frame {
 typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
-    uint32_t attr_size, grid, picks, rays, host, beam, light;
+    uint32_t attr_size, grid, picks, rays, host, beam, light, aovs;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))

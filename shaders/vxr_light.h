@@ -172,6 +172,33 @@ VXR_FN void vxr_sun_dir(VXR_IN_VEC3(sun), VXR_IN_VEC3(t), VXR_IN_VEC3(b), float 
     vxr_frame_dir(t, b, sun, x, y, 1.0f, dest);
 }
 
+/* The direction of a lit sample's ray `role`: 0 towards the sun (the
+ * floats of vxr_sun_dir), 1 an occlusion ray around the unit normal n (the
+ * floats of vxr_cosine_dir), from one disk point and one frame: lavapipe
+ * runs both sides of a branch, so the two functions would cost twice. */
+VXR_FN void vxr_lit_dir(vxr_uint role, VXR_IN_VEC3(n), VXR_IN_VEC3(sun), VXR_IN_VEC3(sun_t),
+                        VXR_IN_VEC3(sun_b), float tan_half, vxr_xy u, VXR_OUT_VEC3(dest)) {
+    bool sunward = role == 0u;
+    VXR_VEC3(t);
+    VXR_VEC3(b);
+    VXR_VEC3(ft);
+    VXR_VEC3(fb);
+    VXR_VEC3(fz);
+    vxr_basis(n, t, b);
+    for (int k = 0; k < 3; k++) {
+        ft[k] = sunward ? sun_t[k] : t[k];
+        fb[k] = sunward ? sun_b[k] : b[k];
+        fz[k] = sunward ? sun[k] : n[k];
+    }
+    vxr_xy p = vxr_disk(u);
+    VXR_PRECISE float sx = p.x * tan_half;
+    VXR_PRECISE float sy = p.y * tan_half;
+    VXR_PRECISE float z = VXR_SQRT(1.0f - u.x);
+    vxr_frame_dir(ft, fb, fz, sunward ? sx : p.x, sunward ? sy : p.y, sunward ? 1.0f : z, dest);
+    if (sunward && tan_half == 0.0f)
+        for (int k = 0; k < 3; k++) dest[k] = sun[k];
+}
+
 /* The sky's linear radiance in the direction whose z is dz. */
 VXR_FN float vxr_sky(float zenith, float horizon, float dz) {
     VXR_PRECISE float s = dz > 0.0f ? (dz < 1.0f ? dz : 1.0f) : 0.0f;

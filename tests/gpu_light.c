@@ -41,18 +41,23 @@ static vxr_camera camera(const vxr_scene *s, float angle, uint32_t w, uint32_t h
 static void copy_out(const vxr_target *t, const vxr_camera *cam, shot *out) {
     size_t px = (size_t)cam->width * cam->height;
     out->colors = malloc(px * 4);
-    out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
     out->picks = malloc(px * sizeof *out->picks);
     memcpy(out->colors, vxr_target_colors(t), px * 4);
-    memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
+    if (vxr_target_aovs(t)) {
+        out->aovs = malloc(px * VXR_AOV_FLOATS * sizeof(float));
+        memcpy(out->aovs, vxr_target_aovs(t), px * VXR_AOV_FLOATS * sizeof(float));
+    }
     memcpy(out->picks, vxr_target_picks(t), px * sizeof *out->picks);
 }
 
+enum { DENOISE = 1, NO_AOVS = 2 };
+
 /* Frames into one target: frames[k] samples each (accumulated after the
- * first), the last with previous camera prev and denoise as asked; copies
- * the outputs out. */
+ * first), the last with previous camera prev and denoised if opts has
+ * DENOISE; a target without per-pixel outputs if it has NO_AOVS (out->aovs
+ * NULL then). Copies the outputs out. */
 static vxr_result render(const vxr_scene *scene, const vxr_camera *cam, const vxr_light *light,
-                         const uint32_t *frames, int n, const vxr_camera *prev, bool denoise,
+                         const uint32_t *frames, int n, const vxr_camera *prev, int opts,
                          shot *out) {
     vxr_error err = {{0}};
     vxr_renderer *ren = NULL;
@@ -63,7 +68,7 @@ static vxr_result render(const vxr_scene *scene, const vxr_camera *cam, const vx
                           .picks = true,
                           .readback = true,
                           .light = true,
-                          .aovs = true};
+                          .aovs = !(opts & NO_AOVS)};
     vxr_result r = cli_gpu_begin(&gpu, &err);
     if (r == VXR_OK) r = vxr_renderer_create(gpu.ctx, scene, gpu.cmd, &ren, &err);
     if (r == VXR_OK) r = vxr_target_create(gpu.ctx, &td, &t, &err);
@@ -75,7 +80,7 @@ static vxr_result render(const vxr_scene *scene, const vxr_camera *cam, const vx
                        .light = &l,
                        .accumulate = k > 0,
                        .previous = k == n - 1 ? prev : NULL,
-                       .denoise = k == n - 1 && denoise};
+                       .denoise = k == n - 1 && (opts & DENOISE)};
         if ((r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
             (r = vxr_renderer_render_frame(ren, t, &f, gpu.cmd, &err)) == VXR_OK)
             r = cli_gpu_submit(&gpu, &err);
@@ -100,7 +105,8 @@ static vxr_scene *store8(void) {
 }
 
 /* 1 + 2 + 4 samples over three frames are the 7 samples of one frame,
- * and both are the CPU reference's. */
+ * and both are the CPU reference's; so are the colours of a target without
+ * per-pixel outputs (a pipeline of its own). */
 static void test_accumulation(void) {
     vxr_scene *s = store8();
     CHECK(s);
@@ -109,21 +115,24 @@ static void test_accumulation(void) {
     vxr_light light;
     vxr_light_defaults(&light);
     light.sun_diameter = 6.0f;
-    shot a, b;
+    shot a, b, c;
     const uint32_t three[] = {1, 2, 4}, one[] = {7};
-    CHECK(render(s, &cam, &light, three, 3, NULL, false, &a) == VXR_OK);
-    CHECK(render(s, &cam, &light, one, 1, NULL, false, &b) == VXR_OK);
+    CHECK(render(s, &cam, &light, three, 3, NULL, 0, &a) == VXR_OK);
+    CHECK(render(s, &cam, &light, one, 1, NULL, 0, &b) == VXR_OK);
+    CHECK(render(s, &cam, &light, three, 3, NULL, NO_AOVS, &c) == VXR_OK);
     size_t px = (size_t)cam.width * cam.height;
-    if (a.colors && b.colors) {
+    if (a.colors && b.colors && c.colors && a.aovs && b.aovs) {
         CHECK(!memcmp(a.colors, b.colors, px * 4));
+        CHECK(!memcmp(a.colors, c.colors, px * 4));
         CHECK(!memcmp(a.aovs, b.aovs, px * VXR_AOV_FLOATS * sizeof(float)));
+        CHECK(!c.aovs);
     }
     vxr_picker *p = NULL;
     vxr_gpu_frame data;
     CHECK(vxr_picker_create(s, &p) == VXR_OK);
     CHECK(vxr_light_frame(&light, NULL, &data, NULL) == VXR_OK);
     size_t bad = 0, hits = 0;
-    for (uint32_t j = 0; a.colors && j < cam.height; j++)
+    for (uint32_t j = 0; a.colors && a.aovs && j < cam.height; j++)
         for (uint32_t i = 0; i < cam.width; i++) {
             size_t k = (size_t)j * cam.width + i;
             vxr_lit_pixel ref;
@@ -137,6 +146,7 @@ static void test_accumulation(void) {
     vxr_picker_destroy(p);
     shot_free(&a);
     shot_free(&b);
+    shot_free(&c);
     vxr_scene_destroy(s);
 }
 
@@ -155,8 +165,8 @@ static void test_motion_camera(void) {
     vxr_light light;
     vxr_light_defaults(&light);
     shot a, b;
-    CHECK(render(s, &c0, &light, one, 1, NULL, false, &a) == VXR_OK);
-    CHECK(render(s, &c1, &light, one, 1, &c0, false, &b) == VXR_OK);
+    CHECK(render(s, &c0, &light, one, 1, NULL, 0, &a) == VXR_OK);
+    CHECK(render(s, &c1, &light, one, 1, &c0, 0, &b) == VXR_OK);
     size_t px = (size_t)W * H, hits = 0, same = 0, moved = 0;
     for (uint32_t j = 0; b.aovs && j < H; j++)
         for (uint32_t i = 0; i < W; i++) {
@@ -296,9 +306,9 @@ static void test_denoise(void) {
     vxr_light_defaults(&light);
     const uint32_t one[] = {1}, many[] = {64};
     shot raw, dn, ref;
-    CHECK(render(s, &cam, &light, one, 1, NULL, false, &raw) == VXR_OK);
-    CHECK(render(s, &cam, &light, one, 1, NULL, true, &dn) == VXR_OK);
-    CHECK(render(s, &cam, &light, many, 1, NULL, false, &ref) == VXR_OK);
+    CHECK(render(s, &cam, &light, one, 1, NULL, 0, &raw) == VXR_OK);
+    CHECK(render(s, &cam, &light, one, 1, NULL, DENOISE, &dn) == VXR_OK);
+    CHECK(render(s, &cam, &light, many, 1, NULL, 0, &ref) == VXR_OK);
     size_t px = (size_t)cam.width * cam.height;
     double e_raw = 0, e_dn = 0;
     for (size_t k = 0; raw.colors && dn.colors && ref.colors && k < px; k++)

@@ -1,9 +1,11 @@
 /* The light's sample numbers and directions (shaders/vxr_light.h, compiled
  * as core compiles it): the polynomial circle against libm in double, the
  * stratification of a tile of pixels counted cell by cell, each pixel's
- * numbers uniform over many samples, and the disk and cosine directions
- * against their distributions' moments. */
+ * numbers uniform over many samples, the disk and cosine directions
+ * against their distributions' moments, and the lit rays' one direction
+ * function against the two it stands for. */
 #include <math.h>
+#include <string.h>
 #include "vxr_light.h"
 #include "vxr_test.h"
 
@@ -127,4 +129,30 @@ static void test_directions(void) {
     }
 }
 
-VXR_TEST_MAIN(TEST(test_circle), TEST(test_strata), TEST(test_pixel_uniform), TEST(test_directions))
+/* vxr_lit_dir gives the floats of vxr_sun_dir (role 0) and of
+ * vxr_cosine_dir (role 1), bit for bit, with a point sun and a wide one. */
+static void test_lit_dir(void) {
+    const float normals[4][3] = {{0, 0, 1}, {0, 0, -1}, {-1, 0, 0}, {0.48f, 0.6f, 0.64f}};
+    const float sun[3] = {0.36f, -0.48f, 0.8f}, tan_half[2] = {0.0f, 0.0262f};
+    float st[3], sb[3];
+    vxr_basis(sun, st, sb);
+    int differ = 0, checked = 0;
+    for (int m = 0; m < 4; m++)
+        for (int w = 0; w < 2; w++)
+            for (uint32_t y = 0; y < 64; y++)
+                for (uint32_t x = 0; x < 64; x++, checked += 2) {
+                    vxr_xy u0 = vxr_sample_uv(x, y, 3, 0), u1 = vxr_sample_uv(x, y, 3, 1);
+                    float a[3], b[3];
+                    vxr_lit_dir(0, normals[m], sun, st, sb, tan_half[w], u0, a);
+                    vxr_sun_dir(sun, st, sb, tan_half[w], u0, b);
+                    differ += memcmp(a, b, sizeof a) != 0;
+                    vxr_lit_dir(1, normals[m], sun, st, sb, tan_half[w], u1, a);
+                    vxr_cosine_dir(normals[m], u1, b);
+                    differ += memcmp(a, b, sizeof a) != 0;
+                }
+    CHECK(checked == 4 * 2 * 64 * 64 * 2);
+    CHECK_EQ_INT(differ, 0);
+}
+
+VXR_TEST_MAIN(TEST(test_circle), TEST(test_strata), TEST(test_pixel_uniform), TEST(test_directions),
+              TEST(test_lit_dir))
