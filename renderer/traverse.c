@@ -122,7 +122,6 @@ static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
     data->samples =
         data->model == VXR_LIGHT_PATH ? PATH_SAMPLES_PER_DISPATCH : LIT_SAMPLES_PER_DISPATCH;
     data->sample_end = end;
-    data->flags = VXR_DATA_ACCUMULATE;
     memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_READ_BIT, TRANSFER,
                    VK_ACCESS_TRANSFER_WRITE_BIT);
     c->vk.vkCmdUpdateBuffer(cmd, t->frame.buffer, 0, sizeof *data, data);

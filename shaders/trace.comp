@@ -514,7 +514,7 @@ void path_samples(uvec2 px, uint base, uint end, vec3 world, vec3 n, vec3 albedo
 vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     precise vec4 s0 = vec4(0.0), s1 = vec4(0.0);
     uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
-    if ((fr.flags & VXR_DATA_ACCUMULATE) != 0u && base > 0u) {
+    if (base > 0u) { /* add to the sums of earlier samples */
         s0 = accum[2u * index];
         if (AOVS) s1.x = accum[2u * index + 1u].x;
     }
@@ -578,8 +578,8 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
                      : vxr_lit_channel(albedo[c], fr.sun_color[c], cos_sun, s0.w, s0[c], count,
                                        emit[c]);
     accum[2u * index] = s0;
-    if (AOVS) accum[2u * index + 1u].x = s1.x; /* only the ao output reads it */
     if (AOVS) {
+        accum[2u * index + 1u].x = s1.x; /* only the ao output reads it */
         uint plane = pc.width * pc.height;
         for (uint c = 0u; c < 3u; c++) {
             aov[plane * VXR_AOV_ALBEDO + 3u * index + c] = albedo[c];

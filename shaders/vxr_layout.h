@@ -336,12 +336,9 @@ typedef uint32_t vxr_uint;
     VXR_VEC4(prev_m0);   /* rows of the inverse of [forward right up] of the previous */           \
     VXR_VEC4(prev_m1);   /* camera; w of m0, m1: its tan_half_fov * aspect, tan_half_fov */        \
     VXR_VEC4(prev_m2);                                                                             \
-    vxr_uint model;      /* VXR_LIGHT_* */                                                         \
-    vxr_uint samples;    /* samples a dispatch adds (from push batch) */                           \
-    vxr_uint sample_end; /* the frame's samples end here */                                        \
-    vxr_uint flags       /* VXR_DATA_* */
-
-#define VXR_DATA_ACCUMULATE 1u /* add to the sums of earlier frames (else start afresh) */
+    vxr_uint model;     /* VXR_LIGHT_* */                                                          \
+    vxr_uint samples;   /* samples a dispatch adds (from push batch) */                            \
+    vxr_uint sample_end /* the frame's samples end here */
 
 /* The iterations of the shader's last loop: a device that cut the trace's
  * loops short (lavapipe, see VXR_PICK_INCOMPLETE) runs it fewer times. */
@@ -461,7 +458,7 @@ VXR_STATIC_ASSERT(offsetof(vxr_push, forward) == 16 && offsetof(vxr_push, up) ==
                       offsetof(vxr_push, width) == 60 && offsetof(vxr_push, depth_z) == 80 &&
                       offsetof(vxr_push, flags) == 112 && sizeof(vxr_push) == 128,
                   "std430 push constants");
-VXR_STATIC_ASSERT(offsetof(vxr_gpu_frame, model) == 160 && sizeof(vxr_gpu_frame) == 176,
+VXR_STATIC_ASSERT(offsetof(vxr_gpu_frame, model) == 160 && sizeof(vxr_gpu_frame) == 172,
                   "std430 frame data");
 VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, grid) == 4 * VXR_SPEC_GRID &&
@@ -469,6 +466,7 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, host) == 4 * VXR_SPEC_HOST &&
                       offsetof(vxr_spec, beam) == 4 * VXR_SPEC_BEAM &&
                       offsetof(vxr_spec, light) == 4 * VXR_SPEC_LIGHT &&
+                      offsetof(vxr_spec, aovs) == 4 * VXR_SPEC_AOVS &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
