@@ -31,9 +31,11 @@ void vxr_parallel_for(size_t count, size_t chunk, uint32_t threads, vxr_range_fn
 /* The online CPUs (1 .. 64). */
 uint32_t vxr_cpu_count(void);
 
-/* core/svo_build_v3.c's entries (svo_build.c's dispatch calls them). */
-vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
-                                 uint32_t threads, vxr_octree *dest, vxr_error *err);
+/* core/svo_build_v3.c's entries (svo_build.c's dispatch calls them);
+ * box_min and box_max are vxr_model_src's box, or both NULL. */
+vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, const int32_t *box_min,
+                                 const int32_t *box_max, uint32_t attr_size, uint32_t threads,
+                                 vxr_octree *dest, vxr_error *err);
 vxr_result vxr_svo_build_gen_v3(const struct vxr_model_gen *g, uint32_t attr_size, uint32_t threads,
                                 vxr_octree *dest, vxr_error *err);
 

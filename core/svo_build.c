@@ -151,9 +151,10 @@ static vxr_result build_gen(const vxr_model_gen *g, uint32_t attr_size, uint32_t
 #ifdef VXR_SVO_V3
 /* This file again, compiled for x86-64-v3 (svo_build_v3.c): the entries
  * the baseline build calls on CPUs that have it. */
-vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
-                                 uint32_t threads, vxr_octree *dest, vxr_error *err) {
-    return build_list(voxels, count, attr_size, threads, dest, err);
+vxr_result vxr_svo_build_list_v3(const vxr_voxel *voxels, size_t count, const int32_t *box_min,
+                                 const int32_t *box_max, uint32_t attr_size, uint32_t threads,
+                                 vxr_octree *dest, vxr_error *err) {
+    return build_list(voxels, count, box_min, box_max, attr_size, threads, dest, err);
 }
 
 vxr_result vxr_svo_build_gen_v3(const vxr_model_gen *g, uint32_t attr_size, uint32_t threads,
@@ -190,9 +191,9 @@ const char *vxr_build_isa(void) {
 vxr_result vxr_octree_build(const vxr_voxel *voxels, size_t count, uint32_t attr_size,
                             vxr_octree *dest, vxr_error *err) {
 #ifdef VXR_HAVE_SVO_V3
-    if (use_v3()) return vxr_svo_build_list_v3(voxels, count, attr_size, 1, dest, err);
+    if (use_v3()) return vxr_svo_build_list_v3(voxels, count, NULL, NULL, attr_size, 1, dest, err);
 #endif
-    return build_list(voxels, count, attr_size, 1, dest, err);
+    return build_list(voxels, count, NULL, NULL, attr_size, 1, dest, err);
 }
 
 vxr_result vxr_model_build(const vxr_model_src *model, uint32_t attr_size, uint32_t threads,
@@ -200,10 +201,11 @@ vxr_result vxr_model_build(const vxr_model_src *model, uint32_t attr_size, uint3
 #ifdef VXR_HAVE_SVO_V3
     if (use_v3())
         return model->gen ? vxr_svo_build_gen_v3(model->gen, attr_size, threads, dest, err)
-                          : vxr_svo_build_list_v3(model->voxels, model->count, attr_size, threads,
-                                                  dest, err);
+                          : vxr_svo_build_list_v3(model->voxels, model->count, model->box_min,
+                                                  model->box_max, attr_size, threads, dest, err);
 #endif
     if (model->gen) return build_gen(model->gen, attr_size, threads, dest, err);
-    return build_list(model->voxels, model->count, attr_size, threads, dest, err);
+    return build_list(model->voxels, model->count, model->box_min, model->box_max, attr_size,
+                      threads, dest, err);
 }
 #endif

@@ -214,6 +214,7 @@ static vxr_result read_model(reader *r, span *chunk, size_t at) {
     m->voxels = malloc(((size_t)n ? (size_t)n : 1) * sizeof *m->voxels);
     if (!m->voxels) return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
     m->capacity = (size_t)n;
+    for (int k = 0; k < 3; k++) m->box_max[k] = size[k]; /* box_min: 0 */
     for (int32_t i = 0; i < n; i++) {
         const uint8_t *v = chunk->p + 4 + 4 * (size_t)i;
         if (v[0] >= size[0] || v[1] >= size[1] || v[2] >= size[2])

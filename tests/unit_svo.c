@@ -468,7 +468,7 @@ static void check_list(const vxr_voxel *v, size_t n, uint32_t attr_size, const c
     if (!vxr_octree_equal(&one, &inc)) fprintf(stderr, "%s: bulk != incremental\n", what);
     CHECK(vxr_octree_equal(&one, &inc));
     CHECK(vxr_octree_validate(&one, NULL) == VXR_OK);
-    vxr_model_src m = {(vxr_voxel *)v, n, n, NULL};
+    vxr_model_src m = {.voxels = (vxr_voxel *)v, .count = n, .capacity = n};
     check_threads(&m, attr_size, &one, what);
     vxr_octree_free(&one);
     vxr_octree_free(&inc);
@@ -532,6 +532,64 @@ static void test_threads_equal_one_thread(void) {
     free(v);
 }
 
+/* A list with a box hint (vxr_model_src's box_min and box_max, as .vox
+ * models carry): the same octree as without, on every thread count, for
+ * boxes that fit, boxes the list leaves, roots that are not a run of the
+ * box's cube, and bad colours (the same failure). */
+static void test_box_hint(void) {
+    static const struct {
+        int32_t lo[3], ext[3]; /* the voxels: in [lo, lo + ext) */
+        int32_t bmax[3];       /* the box: [0, bmax) */
+        uint32_t fill;         /* one cell in `fill` holds a voxel */
+    } cases[] = {
+        {{0, 0, 0}, {256, 64, 150}, {256, 64, 150}, 2},   /* a Minecraft region's half */
+        {{3, 5, 7}, {40, 30, 20}, {50, 40, 30}, 1},       /* a root inside the cube */
+        {{100, 0, 0}, {40, 30, 20}, {140, 30, 20}, 1},    /* too sparse for its cube of 256 */
+        {{64, 64, 0}, {64, 64, 64}, {200, 200, 64}, 1},   /* a root of 64 in a cube of 256 */
+        {{32, 0, 32}, {32, 32, 32}, {128, 40, 100}, 1},   /* a root of 32 in a cube of 128 */
+        {{0, 0, 0}, {200, 100, 60}, {100, 100, 60}, 4},   /* leaving the box, not its cube */
+        {{0, 0, 0}, {200, 100, 60}, {60, 60, 60}, 4},     /* leaving the box's cube */
+        {{0, 0, 0}, {2, 2, 2}, {2, 2, 2}, 1},             /* a root at -2: not a run */
+        {{0, 0, 0}, {256, 256, 256}, {256, 256, 256}, 60} /* too sparse for the cube */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int32_t *lo = cases[c].lo, *ext = cases[c].ext;
+        size_t cells = (size_t)ext[0] * (size_t)ext[1] * (size_t)ext[2], n = 0;
+        size_t cap = cells / cases[c].fill * 2 + 64;
+        vxr_voxel *v = malloc(cap * sizeof *v);
+        CHECK(v != NULL);
+        if (!v) return;
+        for (size_t i = 0; i < cells && n < cap - 2; i++)
+            if (rnd() % cases[c].fill == 0)
+                v[n++] = (vxr_voxel){lo[0] + (int32_t)(i % (size_t)ext[0]),
+                                     lo[1] + (int32_t)(i / (size_t)ext[0] % (size_t)ext[1]),
+                                     lo[2] + (int32_t)(i / (size_t)ext[0] / (size_t)ext[1]),
+                                     1 + rnd() % 255};
+        /* the corners, so that the bounds are the case's */
+        v[n++] = (vxr_voxel){lo[0], lo[1], lo[2], 7};
+        v[n++] = (vxr_voxel){lo[0] + ext[0] - 1, lo[1] + ext[1] - 1, lo[2] + ext[2] - 1, 9};
+        for (size_t i = 0; i < n; i += 97) v[n - 1 - i % 50] = v[i]; /* duplicates */
+        vxr_octree want;
+        CHECK(vxr_octree_build(v, n, 1, &want, NULL) == VXR_OK);
+        vxr_model_src m = {.voxels = v, .count = n, .capacity = n};
+        memcpy(m.box_max, cases[c].bmax, sizeof m.box_max);
+        char what[32];
+        snprintf(what, sizeof what, "box case %zu", c);
+        check_threads(&m, 1, &want, what);
+        vxr_octree_free(&want);
+        /* a bad colour: the failure is the one without a box */
+        vxr_error a = {{0}}, b = {{0}};
+        v[n / 2].color = 0;
+        vxr_octree t;
+        m.count = n;
+        CHECK_EQ_INT(vxr_model_build(&m, 1, 1, &t, &a), VXR_ERROR_ARGUMENT);
+        memset(m.box_max, 0, sizeof m.box_max);
+        CHECK_EQ_INT(vxr_model_build(&m, 1, 1, &t, &b), VXR_ERROR_ARGUMENT);
+        CHECK(!strcmp(a.message, b.message));
+        free(v);
+    }
+}
+
 static void test_generator_equals_list(void) {
     for (uint32_t attr_size = 1; attr_size <= 4; attr_size += 3) {
         /* 700^2 columns: a root of 2^10 */
@@ -540,7 +598,7 @@ static void test_generator_equals_list(void) {
         CHECK(g != NULL);
         if (!g) return;
         *g = wave_gen(&w);
-        vxr_model_src gen = {NULL, 0, 0, g}, list = {0};
+        vxr_model_src gen = {.gen = g}, list = {0};
         CHECK(vxr_model_src_materialize(&list, NULL) == VXR_OK); /* a list: unchanged */
         CHECK(list.voxels == NULL && list.count == 0);
         CHECK(wave_emit(&w, g->vmin, g->vmax, &list) == VXR_OK);
@@ -579,7 +637,7 @@ static void test_generator_equals_list(void) {
     /* a small one: a root of one region */
     wave w = {.o = 3, .n = 20, .attr_size = 1};
     vxr_model_gen g = wave_gen(&w);
-    vxr_model_src gen = {NULL, 0, 0, &g}, list = {0};
+    vxr_model_src gen = {.gen = &g}, list = {0};
     CHECK(wave_emit(&w, g.vmin, g.vmax, &list) == VXR_OK);
     vxr_octree want;
     CHECK(vxr_octree_build(list.voxels, list.count, 1, &want, NULL) == VXR_OK);
@@ -591,7 +649,7 @@ static void test_generator_equals_list(void) {
 static void test_generator_failures(void) {
     wave w = {.o = -100, .n = 200, .attr_size = 1};
     vxr_model_gen g = wave_gen(&w);
-    vxr_model_src gen = {NULL, 0, 0, &g};
+    vxr_model_src gen = {.gen = &g};
     vxr_octree t;
     vxr_error err = {{0}};
     /* loose bounds */
@@ -716,5 +774,6 @@ VXR_TEST_MAIN(TEST(test_ileave3_seed_facts), TEST(test_abs_svo_4cube),
               TEST(test_growth_keeps_every_voxel), TEST(test_trimming),
               TEST(test_validate_rejects_corruption), TEST(test_layout_offsets),
               TEST(test_blob_fields), TEST(test_real_files_bulk_equals_incremental),
-              TEST(test_threads_equal_one_thread), TEST(test_generator_equals_list),
-              TEST(test_generator_failures), TEST(test_scene_threads), TEST(test_build_isa))
+              TEST(test_threads_equal_one_thread), TEST(test_box_hint),
+              TEST(test_generator_equals_list), TEST(test_generator_failures),
+              TEST(test_scene_threads), TEST(test_build_isa))

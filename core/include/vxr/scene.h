@@ -31,11 +31,18 @@ struct vxr_model_gen;
 /* One model before construction: a growable voxel list, or a generator
  * (gen not NULL; voxels, count and capacity then stay empty) that makes
  * the voxels region by region as the build asks for them, so that a large
- * model never exists as one list. */
+ * model never exists as one list.
+ *
+ * box_min, box_max: a box a list's voxels are expected in (min inclusive,
+ * max exclusive), such as a .vox model's size; all zero when unknown. It
+ * is a hint, never trusted: with it the bulk build of a dense model of up
+ * to 256^3 cells (palette colours) reads the list once instead of twice,
+ * and a list that leaves it builds the usual way, to the same octree. */
 typedef struct vxr_model_src {
     vxr_voxel *voxels;
     size_t count, capacity;
     struct vxr_model_gen *gen; /* owned: malloc'd, freed by vxr_scene_src_free */
+    int32_t box_min[3], box_max[3];
 } vxr_model_src;
 
 /* A model given by a function. The bulk build (vxr_model_build) cuts the
