@@ -114,6 +114,20 @@ static inline void vxr_free_each(void *const *p, size_t n) {
 #define VXR_FREE(...)                                                                              \
     vxr_free_each((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
+/* True-colour loaders (.vl32, .qb): colours become palette entries while
+ * a source has at most 255 of them. */
+typedef struct vxr_color_map {
+    uint32_t key[512];
+    uint8_t index[512];
+    uint32_t count;
+} vxr_color_map;
+/* The palette entry (1..255) of rgba, added to palette when new; 0 once
+ * 255 colours are taken and rgba is not one of them. */
+uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette);
+/* Turns every voxel of src from its palette entry into its RGBA8 colour
+ * and clears the palette: the 256th colour's fallback. */
+void vxr_scene_src_unpalette(vxr_scene_src *src);
+
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;

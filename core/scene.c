@@ -45,6 +45,28 @@ vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *in
     return VXR_OK;
 }
 
+uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette) {
+    uint32_t h = (rgba * 2654435761u) >> 23; /* open addressing, 512 slots */
+    for (;; h = (h + 1) & 511) {
+        if (m->index[h] == 0) {
+            if (m->count == 255) return 0;
+            m->key[h] = rgba;
+            m->index[h] = (uint8_t)++m->count;
+            palette[m->count] = rgba;
+            return m->count;
+        }
+        if (m->key[h] == rgba) return m->index[h];
+    }
+}
+
+void vxr_scene_src_unpalette(vxr_scene_src *src) {
+    for (uint32_t i = 0; i < src->model_count; i++) {
+        vxr_model_src *m = &src->models[i];
+        for (size_t j = 0; j < m->count; j++) m->voxels[j].color = src->palette[m->voxels[j].color];
+    }
+    memset(src->palette, 0, sizeof src->palette);
+}
+
 vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t color) {
     if (m->count == m->capacity) {
         size_t cap = m->capacity ? m->capacity * 2 : FIRST_VOXELS;

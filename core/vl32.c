@@ -15,27 +15,6 @@ static uint32_t argb_to_rgba(uint32_t argb) {
     return vxr_rgba(argb >> 16, argb >> 8, argb, argb >> 24);
 }
 
-/* Small open-addressing set of up to 255 colours -> palette index. */
-typedef struct color_map {
-    uint32_t key[512];
-    uint8_t index[512];
-    uint32_t count;
-} color_map;
-
-static uint32_t map_index(color_map *m, uint32_t rgba, uint32_t *palette) {
-    uint32_t h = (rgba * 2654435761u) >> 23;
-    for (;; h = (h + 1) & 511) {
-        if (m->index[h] == 0) {
-            if (m->count == 255) return 0;
-            m->key[h] = rgba;
-            m->index[h] = (uint8_t)++m->count;
-            palette[m->count] = rgba;
-            return m->count;
-        }
-        if (m->key[h] == rgba) return m->index[h];
-    }
-}
-
 vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
     vxr_scene_src_init(dest, 1);
     if (size % RECORD)
@@ -43,7 +22,7 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
                         "size %zu is not a multiple of 16-byte records (truncated at byte %zu)",
                         size, size - size % RECORD);
     size_t n = size / RECORD;
-    color_map *map = calloc(1, sizeof *map);
+    vxr_color_map *map = calloc(1, sizeof *map);
     uint32_t index;
     vxr_result r = map ? vxr_scene_src_add_model(dest, &index) : VXR_ERROR_MEMORY;
     vxr_model_src *m = r == VXR_OK ? &dest->models[0] : NULL;
@@ -59,13 +38,11 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
         if ((argb >> 24) == 0) continue;
         uint32_t c = argb_to_rgba(argb);
         if (paletted) {
-            uint32_t k = map_index(map, c, dest->palette);
+            uint32_t k = vxr_color_index(map, c, dest->palette);
             if (k == 0) {
                 /* More than 255 colours: fall back to RGBA8 for every voxel. */
                 paletted = 0;
-                for (size_t j = 0; j < m->count; j++)
-                    m->voxels[j].color = dest->palette[m->voxels[j].color];
-                memset(dest->palette, 0, sizeof dest->palette);
+                vxr_scene_src_unpalette(dest);
             } else {
                 c = k;
             }

@@ -38,6 +38,13 @@ VXR_API vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src 
  * palette, more keep RGBA8. */
 VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                  vxr_error *err);
+/* Qubicle Binary .qb (core/qb.c): every matrix one model and one instance,
+ * Y-up mapped to Z-up by the file's z-axis orientation (a right-handed
+ * file's (x, y, z) is vxr's (x, -z, y), a left-handed one's (x, z, y)); RLE
+ * and the visibility mask read; up to 255 distinct colours become a
+ * palette, more keep RGBA8. At most VXR_QB_MAX_VOXELS solid voxels. */
+VXR_API vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                               vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
@@ -141,6 +148,10 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_VOX_MAX_BYTES  (1ull << 30) /* 1 GiB */
 #define VXR_VL32_MAX_BYTES (1ull << 31) /* 2 GiB */
 #define VXR_VXO_MAX_BYTES  (1ull << 32) /* 4 GiB */
+#define VXR_QB_MAX_BYTES   (1ull << 30) /* 1 GiB */
+/* A .qb's runs can name many cells in few bytes: its solid voxels are
+ * bounded apart (2^27, what a .vl32 at its byte limit holds). */
+#define VXR_QB_MAX_VOXELS (1ull << 27)
 
 /* One file format. Exactly one of load_src (voxel lists, built afterwards)
  * and load (a built scene) is set; save is NULL when vxr cannot write it. */

@@ -1,0 +1,181 @@
+/* Qubicle Binary .qb (Minddesk's "Qubicle Binary" format description):
+ * a 24-byte header of little-endian uint32 (version, colour format 0 RGBA /
+ * 1 BGRA, z-axis orientation 0 left-handed / 1 right-handed, compressed,
+ * visibility mask encoded, matrix count), then per matrix a name (uint8
+ * length, bytes), its size and position (uint32 x3, int32 x3) and its cells,
+ * x fastest, then y, then z: uncompressed, size x*y*z colours; compressed,
+ * one run-length slice per z (a colour, or CODEFLAG 2, count, colour; the
+ * slice ends with NEXTSLICEFLAG 6). Alpha 0 is empty; with the visibility
+ * mask encoded, any other alpha is a solid voxel (its bits say which faces
+ * show).
+ *
+ * Axes: Qubicle is Y-up, and its x points the other way from vxr's as a
+ * model faces the viewer: a left-handed file's (x, y, z) is vxr's
+ * (-x, z, y), and a right-handed one's z is reversed first, (-x, -z, y).
+ * This is how vengi, which wrote the same models as .qb and .vox for its
+ * tests, relates the two (tests/data: rgb.qb and rgb.vox hold the same 99
+ * voxels under it, up to a translation). A cell [c, c+1) negated is
+ * [-c-1, -c). Each matrix is one model, placed by one instance where its
+ * position maps. */
+#include <math.h>
+#include "internal.h"
+
+enum { HEADER = 24, CODEFLAG = 2, NEXTSLICEFLAG = 6 };
+
+/* The fuzz build lowers the voxel limit (tests/fuzz/CMakeLists.txt), as a
+ * few bytes of runs reach it and a fuzzer wants thousands of inputs a
+ * second. */
+#ifndef VXR_QB_VOXEL_LIMIT
+#define VXR_QB_VOXEL_LIMIT VXR_QB_MAX_VOXELS
+#endif
+
+/* The cell of vxr for Qubicle cell (x, y, z). */
+static void to_vxr(bool right, int64_t x, int64_t y, int64_t z, int64_t out[3]) {
+    out[0] = -x - 1;
+    out[1] = right ? -z - 1 : z;
+    out[2] = y;
+}
+
+typedef struct qb_reader {
+    const uint8_t *data;
+    size_t size, at;
+    vxr_error *err;
+} qb_reader;
+
+static vxr_result need(qb_reader *q, size_t n, const char *what) {
+    if (q->size - q->at >= n) return VXR_OK;
+    return vxr_fail(q->err, VXR_ERROR_FORMAT, "truncated: %s at byte %zu needs %zu bytes, %zu left",
+                    what, q->at, n, q->size - q->at);
+}
+
+static uint32_t next32(qb_reader *q) {
+    uint32_t v = vxr_get32(q->data + q->at);
+    q->at += 4;
+    return v;
+}
+
+/* Reads matrix `index` into a new model and its instance. */
+static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[6],
+                              vxr_color_map *map, bool *paletted, uint64_t *total,
+                              vxr_scene_src *dest) {
+    vxr_result r;
+    if ((r = need(q, 1, "matrix name length")) != VXR_OK) return r;
+    size_t name = q->data[q->at++];
+    if ((r = need(q, name + 24, "matrix name, size and position")) != VXR_OK) return r;
+    q->at += name;
+    const size_t header_at = q->at;
+    uint32_t n[3];
+    int32_t pos[3];
+    for (int k = 0; k < 3; k++) n[k] = next32(q);
+    for (int k = 0; k < 3; k++) pos[k] = (int32_t)next32(q);
+    const int64_t limit = 1 << 20; /* vxr's coordinate range */
+    for (int k = 0; k < 3; k++)
+        if (n[k] == 0 || n[k] > (uint32_t)limit || pos[k] < -limit ||
+            pos[k] > limit - (int64_t)n[k])
+            return vxr_fail(q->err, VXR_ERROR_FORMAT,
+                            "matrix %u (byte %zu): size %u x %u x %u at %d, %d, %d is outside "
+                            "the coordinate range of +-2^20",
+                            index, header_at, n[0], n[1], n[2], pos[0], pos[1], pos[2]);
+    const uint64_t cells = (uint64_t)n[0] * n[1] * n[2];
+    const bool compressed = head[3] != 0, bgra = head[1] != 0, right = head[2] != 0;
+    if (!compressed && cells > (q->size - q->at) / 4)
+        return vxr_fail(q->err, VXR_ERROR_FORMAT,
+                        "truncated: matrix %u (byte %zu) has %llu cells, %zu bytes left", index,
+                        header_at, (unsigned long long)cells, q->size - q->at);
+    uint32_t model;
+    if ((r = vxr_scene_src_add_model(dest, &model)) != VXR_OK)
+        return vxr_fail(q->err, r, "out of memory");
+    vxr_model_src *m = &dest->models[model];
+    /* The model's cells are relative to its least vxr cell, where the
+     * instance puts them. */
+    int64_t corner[3], far[3];
+    to_vxr(right, pos[0], pos[1], pos[2], corner);
+    to_vxr(right, pos[0] + (int64_t)n[0] - 1, pos[1] + (int64_t)n[1] - 1,
+           pos[2] + (int64_t)n[2] - 1, far);
+    for (int k = 0; k < 3; k++) corner[k] = corner[k] < far[k] ? corner[k] : far[k];
+    for (uint32_t z = 0; z < n[2]; z++) {
+        uint64_t cell = 0; /* x + n.x * y within the slice */
+        for (;;) {
+            if (!compressed && cell == (uint64_t)n[0] * n[1]) break;
+            if ((r = need(q, 4, compressed ? "run-length code" : "cell")) != VXR_OK) return r;
+            uint32_t c = next32(q), count = 1;
+            if (compressed && c == NEXTSLICEFLAG) break;
+            if (compressed && c == CODEFLAG) {
+                if ((r = need(q, 8, "run")) != VXR_OK) return r;
+                count = next32(q);
+                c = next32(q);
+            }
+            if (count > (uint64_t)n[0] * n[1] - cell)
+                return vxr_fail(q->err, VXR_ERROR_FORMAT,
+                                "matrix %u, slice %u (byte %zu): %u cells overrun the %u x %u "
+                                "slice",
+                                index, z, q->at - 4, count, n[0], n[1]);
+            if ((c >> 24) == 0) {
+                cell += count;
+                continue;
+            }
+            if (*total + count > VXR_QB_VOXEL_LIMIT)
+                return vxr_fail(q->err, VXR_ERROR_LIMIT,
+                                "matrix %u (byte %zu): more than %llu solid voxels", index,
+                                q->at - 4, (unsigned long long)VXR_QB_VOXEL_LIMIT);
+            *total += count;
+            uint32_t rgba =
+                bgra ? vxr_rgba(c >> 16, c >> 8, c, 255) : vxr_rgba(c, c >> 8, c >> 16, 255);
+            uint32_t color = rgba;
+            if (*paletted) {
+                color = vxr_color_index(map, rgba, dest->palette);
+                if (color == 0) { /* a 256th colour: RGBA8 for every voxel */
+                    *paletted = false;
+                    vxr_scene_src_unpalette(dest);
+                    color = rgba;
+                }
+            }
+            for (uint32_t i = 0; i < count; i++, cell++) {
+                int64_t v[3];
+                to_vxr(right, pos[0] + (int64_t)(cell % n[0]), pos[1] + (int64_t)(cell / n[0]),
+                       pos[2] + (int64_t)z, v);
+                r = vxr_model_src_push(m, (int32_t)(v[0] - corner[0]), (int32_t)(v[1] - corner[1]),
+                                       (int32_t)(v[2] - corner[2]), color);
+                if (r != VXR_OK) return vxr_fail(q->err, r, "out of memory");
+            }
+        }
+    }
+    vxr_instance in = {model, 0, vxr_transform_identity(), INFINITY};
+    for (int k = 0; k < 3; k++) in.transform.translation[k] = (float)corner[k];
+    if ((r = vxr_scene_src_add_instance(dest, &in)) != VXR_OK)
+        return vxr_fail(q->err, r, "out of memory");
+    return VXR_OK;
+}
+
+vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
+    vxr_scene_src_init(dest, 1);
+    qb_reader q = {data, size, 0, err};
+    vxr_result r = need(&q, HEADER, "header");
+    if (r != VXR_OK) return r;
+    uint32_t head[6];
+    for (int i = 0; i < 6; i++) head[i] = next32(&q);
+    static const char *const flag[] = {"colour format", "z-axis orientation", "compression flag",
+                                       "visibility mask flag"};
+    for (int i = 1; i <= 4; i++)
+        if (head[i] > 1)
+            return vxr_fail(err, VXR_ERROR_FORMAT, "header (byte %d): %s %u is neither 0 nor 1",
+                            4 * i, flag[i - 1], head[i]);
+    /* a matrix takes at least 25 bytes: no count beyond what the file holds */
+    if (head[5] > (size - HEADER) / 25)
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "header (byte 20): %u matrices cannot fit in the %zu bytes that follow",
+                        head[5], size - HEADER);
+    vxr_color_map *map = calloc(1, sizeof *map);
+    if (!map) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    bool paletted = true;
+    uint64_t total = 0;
+    for (uint32_t i = 0; r == VXR_OK && i < head[5]; i++)
+        r = read_matrix(&q, i, head, map, &paletted, &total, dest);
+    free(map);
+    if (r != VXR_OK) {
+        vxr_scene_src_free(dest);
+        return r;
+    }
+    dest->attr_size = paletted ? 1 : 4;
+    return VXR_OK;
+}

@@ -1,0 +1,219 @@
+/* Qubicle .qb: the files vengi wrote of one model as .qb and .vox hold the
+ * same world voxels and colours; hand-made files in every header variant
+ * (compressed or not, RGBA or BGRA, left- or right-handed, visibility mask)
+ * against the voxels their cells name under the documented axis map; and
+ * hostile files (every truncation, bad flags, runs past a slice, run
+ * bombs, sizes beyond the coordinate range) fail cleanly. The comparisons
+ * go through the .vl32 export, which format_files holds against a brute
+ * force walk of the instanced voxels. */
+#include <string.h>
+#include "internal.h" /* core/: the byte order helpers */
+#include "vxr_test.h"
+
+VXR_TEST_RNG(0x9e3779b97f4a7c15ull)
+
+static int cmp_record(const void *a, const void *b) {
+    return memcmp(a, b, 16);
+}
+
+/* The world voxels of a scene as sorted .vl32 records (x, y, z, ARGB). */
+static uint8_t *records(const vxr_scene *s, size_t *n) {
+    uint8_t *d = NULL;
+    size_t size = 0;
+    CHECK(vxr_save_vl32(s, &d, &size, NULL) == VXR_OK);
+    *n = size / 16;
+    if (d) qsort(d, *n, 16, cmp_record);
+    return d;
+}
+
+static vxr_scene *load_bytes(const uint8_t *data, size_t size, vxr_error *err) {
+    vxr_scene_src src;
+    vxr_scene *s = NULL;
+    if (vxr_load_qb(data, size, &src, err) != VXR_OK) return NULL;
+    CHECK(vxr_scene_build(&src, &s, err) == VXR_OK);
+    vxr_scene_src_free(&src);
+    return s;
+}
+
+static void test_qb_matches_vox(void) {
+    static const char *stems[] = {"rgb", "rgb_small"};
+    for (size_t i = 0; i < 2; i++) {
+        char qb[512], vox[512];
+        snprintf(qb, sizeof qb, VXR_TEST_DATA "/vengi__%s.qb", stems[i]);
+        snprintf(vox, sizeof vox, VXR_TEST_DATA "/vengi__%s.vox", stems[i]);
+        vxr_scene *a = NULL, *b = NULL;
+        vxr_error err = {{0}};
+        CHECK(vxr_scene_load(qb, &a, &err) == VXR_OK);
+        CHECK(vxr_scene_load(vox, &b, &err) == VXR_OK);
+        if (!a || !b) {
+            fprintf(stderr, "  %s: %s\n", stems[i], err.message);
+            vxr_scene_destroy(a);
+            vxr_scene_destroy(b);
+            continue;
+        }
+        size_t na, nb;
+        uint8_t *ra = records(a, &na), *rb = records(b, &nb);
+        CHECK_EQ_INT(na, nb);
+        CHECK(na > 0 && na == nb && !memcmp(ra, rb, na * 16));
+        VXR_FREE(ra, rb);
+        vxr_scene_destroy(a);
+        vxr_scene_destroy(b);
+    }
+    /* A real file with ten matrices, RLE and the visibility mask. */
+    vxr_scene *s = NULL;
+    CHECK(vxr_scene_load(VXR_TEST_DATA "/vengi__qubicle.qb", &s, NULL) == VXR_OK);
+    if (s) {
+        CHECK_EQ_INT(s->model_count, 10);
+        CHECK_EQ_INT(s->instance_count, 10);
+    }
+    vxr_scene_destroy(s);
+}
+
+/* ------------------------------------------------------------------ hand-made files */
+
+typedef struct qb_file {
+    uint8_t *d;
+    size_t n, cap;
+} qb_file;
+
+static void put(qb_file *f, uint32_t v) {
+    if (f->n + 4 > f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 256;
+        f->d = realloc(f->d, f->cap);
+        if (!f->d) abort();
+    }
+    vxr_put32(f->d + f->n, v);
+    f->n += 4;
+}
+
+/* One matrix of random cells, written in the given variant; the expected
+ * records appended to want (*nw of them). */
+static void add_matrix(qb_file *f, const uint32_t head[6], const uint32_t size[3],
+                       const int32_t pos[3], uint8_t *want, size_t *nw) {
+    put(f, 0); /* a name of length 0, then size and position: 25 bytes */
+    f->n -= 3;
+    for (int k = 0; k < 3; k++) put(f, size[k]);
+    for (int k = 0; k < 3; k++) put(f, (uint32_t)pos[k]);
+    static const uint32_t colours[] = {0x00000000u, 0xff102030u, 0x7f405060u, 0x01abcdefu};
+    for (uint32_t z = 0; z < size[2]; z++) {
+        uint32_t slice = size[0] * size[1];
+        for (uint32_t c = 0; c < slice;) {
+            uint32_t run = 1 + (uint32_t)(rnd() % 5);
+            if (run > slice - c) run = slice - c;
+            uint32_t stored = colours[rnd() % 4];
+            if (head[3] && run > 1) {
+                put(f, 2);
+                put(f, run);
+                put(f, stored);
+            } else {
+                for (uint32_t i = 0; i < run; i++) put(f, stored);
+            }
+            if (stored >> 24) {
+                /* bytes in the file: r g b a (RGBA) or b g r a (BGRA) */
+                uint32_t lo = stored & 255, mid = (stored >> 8) & 255, hi = (stored >> 16) & 255;
+                uint32_t r = head[1] ? hi : lo, b = head[1] ? lo : hi;
+                uint32_t argb = 0xff000000u | r << 16 | mid << 8 | b;
+                for (uint32_t i = 0; i < run; i++) {
+                    int64_t x = (int64_t)pos[0] + (c + i) % size[0],
+                            y = (int64_t)pos[1] + (c + i) / size[0], zz = (int64_t)pos[2] + z;
+                    const int64_t w[3] = {-x - 1, head[2] ? -zz - 1 : zz, y};
+                    uint8_t *p = want + 16 * (*nw)++;
+                    for (int k = 0; k < 3; k++) vxr_put_be32(p + 4 * k, (uint32_t)(int32_t)w[k]);
+                    vxr_put_be32(p + 12, argb);
+                }
+            }
+            c += run;
+        }
+        if (head[3]) put(f, 6);
+    }
+}
+
+static void test_qb_variants(void) {
+    for (uint32_t variant = 0; variant < 16; variant++) {
+        const uint32_t head[6] = {
+            0x101, variant & 1, (variant >> 1) & 1, (variant >> 2) & 1, (variant >> 3) & 1, 2};
+        qb_file f = {0};
+        for (int i = 0; i < 6; i++) put(&f, head[i]);
+        uint8_t *want = malloc(16 * 2 * 9 * 7 * 5);
+        size_t nw = 0;
+        const uint32_t s0[3] = {9, 7, 5}, s1[3] = {3, 4, 2};
+        const int32_t p0[3] = {-4, 2, -3}, p1[3] = {20, -10, 7};
+        add_matrix(&f, head, s0, p0, want, &nw);
+        add_matrix(&f, head, s1, p1, want, &nw);
+        qsort(want, nw, 16, cmp_record);
+        vxr_error err = {{0}};
+        vxr_scene *s = load_bytes(f.d, f.n, &err);
+        CHECK(s != NULL);
+        if (!s) fprintf(stderr, "  variant %u: %s\n", variant, err.message);
+        size_t n = 0;
+        uint8_t *got = s ? records(s, &n) : NULL;
+        CHECK_EQ_INT(n, nw);
+        CHECK(s && n == nw && (nw == 0 || !memcmp(got, want, 16 * nw)));
+        if (s) CHECK_EQ_INT(s->model_count, 2);
+        vxr_scene_destroy(s);
+        VXR_FREE(got, want, f.d);
+    }
+}
+
+/* ------------------------------------------------------------------ hostile files */
+
+static void rejects(const uint8_t *d, size_t n, vxr_result want, const char *what) {
+    vxr_scene_src src;
+    vxr_error err = {{0}};
+    vxr_result r = vxr_load_qb(d, n, &src, &err);
+    if (r != want) fprintf(stderr, "  %s: got %d, message %s\n", what, (int)r, err.message);
+    CHECK(r == want);
+    CHECK(err.message[0] != 0);
+    CHECK(src.models == NULL && src.instances == NULL && src.model_count == 0);
+}
+
+static void test_qb_hostile(void) {
+    size_t size;
+    uint8_t *raw;
+    CHECK(vxr_read_file(VXR_TEST_DATA "/vengi__qubicle.qb", &raw, &size, NULL) == VXR_OK);
+    if (!raw) return;
+    /* Every proper prefix is truncated somewhere. */
+    for (size_t n = 0; n < size; n++) rejects(raw, n, VXR_ERROR_FORMAT, "prefix");
+    uint8_t *d = malloc(size);
+    for (int flag = 1; flag <= 4; flag++) { /* flags other than 0 and 1 */
+        memcpy(d, raw, size);
+        vxr_put32(d + 4 * flag, 2);
+        rejects(d, size, VXR_ERROR_FORMAT, "flag");
+    }
+    memcpy(d, raw, size);
+    vxr_put32(d + 20, 0xffffffffu); /* matrices that cannot fit */
+    rejects(d, size, VXR_ERROR_FORMAT, "matrix count");
+    /* The first matrix ("Legs", name at byte 24): its size and position. */
+    const size_t at = 24 + 1 + 4;
+    const uint32_t bad[][2] = {{0, 0}, {0, 1u << 21}, {12, 0x7fffffffu}, {16, 0x80000000u}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(d, raw, size);
+        vxr_put32(d + at + bad[i][0], bad[i][1]);
+        rejects(d, size, VXR_ERROR_FORMAT, "size or position");
+    }
+    free(d);
+    free(raw);
+    /* A run past its slice, and a run bomb: 2^20 x 2^20 slices, each one
+     * run of the whole slice, hit the voxel limit before any allocation of
+     * that size. */
+    qb_file f = {0};
+    const uint32_t head[6] = {0x101, 0, 0, 1, 0, 1};
+    for (int i = 0; i < 6; i++) put(&f, head[i]);
+    const size_t matrix = f.n;
+    put(&f, 0);
+    f.n -= 3;
+    const uint32_t m[6] = {4, 4, 1, 0, 0, 0};
+    for (int i = 0; i < 6; i++) put(&f, m[i]);
+    put(&f, 2);
+    put(&f, 17);
+    put(&f, 0xff0000ffu);
+    put(&f, 6);
+    rejects(f.d, f.n, VXR_ERROR_FORMAT, "run past the slice");
+    vxr_put32(f.d + matrix + 1, 1u << 20);
+    vxr_put32(f.d + matrix + 5, 1u << 20);
+    vxr_put32(f.d + matrix + 29, 1u << 30);
+    rejects(f.d, f.n, VXR_ERROR_LIMIT, "run bomb");
+    free(f.d);
+}
+
+VXR_TEST_MAIN(TEST(test_qb_matches_vox), TEST(test_qb_variants), TEST(test_qb_hostile))
