@@ -128,6 +128,24 @@ uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette);
  * and clears the palette: the 256th colour's fallback. */
 void vxr_scene_src_unpalette(vxr_scene_src *src);
 
+/* Writers of world cells (.vl32, .qb): whether t places cells on cells (a
+ * signed axis permutation, scale 1, whole translation within 2^24), and
+ * then its rotation R and translation tr. */
+int vxr_integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]);
+/* The world cell w of model cell v under such a placement: the cell
+ * [v, v+1) maps to [min, min+1) with min = R v + t, less one where the
+ * row's sign is negative. */
+static inline void vxr_place_cell(const int32_t R[9], const int64_t t[3], const int64_t v[3],
+                                  int64_t w[3]) {
+    for (int i = 0; i < 3; i++) {
+        w[i] = t[i];
+        for (int k = 0; k < 3; k++) {
+            w[i] += R[3 * i + k] * v[k];
+            if (R[3 * i + k] < 0) w[i] -= 1;
+        }
+    }
+}
+
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
@@ -138,6 +156,20 @@ static inline void vxr_put32(uint8_t *p, uint32_t v) {
 
 static inline uint32_t vxr_get32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A growing byte buffer for the writers (.vox, .qb): appends, with a
+ * sticky failure when memory runs out (core/output.c). */
+typedef struct vxr_bytes {
+    uint8_t *p;
+    size_t n, cap;
+    bool failed;
+} vxr_bytes;
+void vxr_bytes_put(vxr_bytes *o, const void *data, size_t n);
+static inline void vxr_bytes_put32(vxr_bytes *o, uint32_t v) {
+    uint8_t b[4];
+    vxr_put32(b, v);
+    vxr_bytes_put(o, b, 4);
 }
 
 /* Big-endian ones (.vl32). */

@@ -289,3 +289,26 @@ void vxr_output_abort(vxr_output *o) {
     free(o->path);
     free(o);
 }
+
+void vxr_bytes_put(vxr_bytes *o, const void *data, size_t n) {
+    if (o->failed) return;
+    if (n > o->cap - o->n) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap - o->n < n) {
+            if (cap > SIZE_MAX / 2) {
+                o->failed = true;
+                return;
+            }
+            cap *= 2;
+        }
+        uint8_t *p = realloc(o->p, cap);
+        if (!p) {
+            o->failed = true;
+            return;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->n, data, n);
+    o->n += n;
+}

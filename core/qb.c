@@ -18,6 +18,7 @@
  * [-c-1, -c). Each matrix is one model, placed by one instance where its
  * position maps. */
 #include <math.h>
+#include <string.h>
 #include "internal.h"
 
 enum { HEADER = 24, CODEFLAG = 2, NEXTSLICEFLAG = 6 };
@@ -177,5 +178,122 @@ vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest, vx
         return r;
     }
     dest->attr_size = paletted ? 1 : 4;
+    return VXR_OK;
+}
+
+/* ---- saving ---- */
+
+/* A matrix a visible instance becomes: its cells in Qubicle's axes
+ * (left-handed, the inverse of to_vxr: x = -X-1, y = Z, z = Y). */
+typedef struct qb_matrix {
+    const vxr_scene *scene;
+    int32_t R[9];
+    int64_t t[3];
+    int64_t lo[3], hi[3]; /* Qubicle cells, hi inclusive */
+    uint32_t *grid;       /* NULL while measuring the bounds */
+} qb_matrix;
+
+static void qb_cell(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    qb_matrix *m = user;
+    const int64_t v[3] = {x, y, z};
+    int64_t w[3];
+    vxr_place_cell(m->R, m->t, v, w);
+    const int64_t c[3] = {-w[0] - 1, w[2], w[1]};
+    if (!m->grid) {
+        for (int k = 0; k < 3; k++) {
+            if (c[k] < m->lo[k]) m->lo[k] = c[k];
+            if (c[k] > m->hi[k]) m->hi[k] = c[k];
+        }
+        return;
+    }
+    const uint64_t nx = (uint64_t)(m->hi[0] - m->lo[0] + 1),
+                   ny = (uint64_t)(m->hi[1] - m->lo[1] + 1);
+    const uint32_t rgba = m->scene->attr_size == 1 ? m->scene->palette[attr] : attr;
+    m->grid[(uint64_t)(c[0] - m->lo[0]) +
+            nx * ((uint64_t)(c[1] - m->lo[1]) + ny * (uint64_t)(c[2] - m->lo[2]))] =
+        rgba | 0xff000000u;
+}
+
+/* One matrix: its header, then each z slice as runs (CODEFLAG, count,
+ * colour for two or more equal cells) ending with NEXTSLICEFLAG. Solid
+ * colours have alpha 255 and empty cells are 0, so no cell reads as a
+ * flag. */
+static void write_matrix(vxr_bytes *o, uint32_t index, const qb_matrix *m) {
+    char name[32];
+    int len = snprintf(name, sizeof name, "instance %u", index);
+    const uint8_t nl = (uint8_t)len;
+    vxr_bytes_put(o, &nl, 1);
+    vxr_bytes_put(o, name, nl);
+    uint64_t n[3];
+    for (int k = 0; k < 3; k++) n[k] = (uint64_t)(m->hi[k] - m->lo[k] + 1);
+    for (int k = 0; k < 3; k++) vxr_bytes_put32(o, (uint32_t)n[k]);
+    for (int k = 0; k < 3; k++) vxr_bytes_put32(o, (uint32_t)(int32_t)m->lo[k]);
+    const uint64_t slice = n[0] * n[1];
+    for (uint64_t z = 0; z < n[2]; z++) {
+        const uint32_t *g = m->grid + z * slice;
+        for (uint64_t i = 0; i < slice;) {
+            uint64_t j = i + 1;
+            while (j < slice && g[j] == g[i]) j++;
+            if (j - i > 1) {
+                vxr_bytes_put32(o, CODEFLAG);
+                vxr_bytes_put32(o, (uint32_t)(j - i));
+            }
+            vxr_bytes_put32(o, g[i]);
+            i = j;
+        }
+        vxr_bytes_put32(o, NEXTSLICEFLAG);
+    }
+}
+
+vxr_result vxr_save_qb(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err) {
+    *data = NULL;
+    *size = 0;
+    vxr_bytes o = {0};
+    uint32_t matrices = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        matrices += !(s->instances[i].flags & VXR_INSTANCE_HIDDEN) &&
+                    s->models[s->instances[i].model].voxel_count > 0;
+    const uint32_t head[6] = {0x101, 0, 0, 1, 0, matrices};
+    for (int k = 0; k < 6; k++) vxr_bytes_put32(&o, head[k]);
+    vxr_result r = VXR_OK;
+    for (uint32_t i = 0; r == VXR_OK && i < s->instance_count; i++) {
+        const vxr_instance *in = &s->instances[i];
+        if ((in->flags & VXR_INSTANCE_HIDDEN) || s->models[in->model].voxel_count == 0) continue;
+        qb_matrix m = {
+            s,   {0}, {0}, {INT64_MAX, INT64_MAX, INT64_MAX}, {INT64_MIN, INT64_MIN, INT64_MIN},
+            NULL};
+        if (!vxr_integer_placement(&in->transform, m.R, m.t)) {
+            r = vxr_fail(err, VXR_ERROR_LIMIT,
+                         "instance %u is not placed on whole cells (rotation other than an axis "
+                         "permutation, or scale != 1): .qb cannot hold it",
+                         i);
+            break;
+        }
+        vxr_octree_foreach(&s->models[in->model], qb_cell, &m);
+        uint64_t cells = 1;
+        for (int k = 0; k < 3; k++) cells *= (uint64_t)(m.hi[k] - m.lo[k] + 1);
+        if (cells > VXR_QB_MAX_VOXELS) {
+            r = vxr_fail(err, VXR_ERROR_LIMIT,
+                         "instance %u spans %llu cells, over the .qb writer's limit of %llu", i,
+                         (unsigned long long)cells, (unsigned long long)VXR_QB_MAX_VOXELS);
+            break;
+        }
+        m.grid = calloc((size_t)cells, sizeof *m.grid);
+        if (!m.grid) {
+            r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %llu cells",
+                         (unsigned long long)cells);
+            break;
+        }
+        vxr_octree_foreach(&s->models[in->model], qb_cell, &m);
+        write_matrix(&o, i, &m);
+        free(m.grid);
+    }
+    if (r == VXR_OK && o.failed) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (r != VXR_OK) {
+        free(o.p);
+        return r;
+    }
+    *data = o.p;
+    *size = o.n;
     return VXR_OK;
 }

@@ -87,21 +87,14 @@ static void export_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t a
         e->n = 0;
     }
     uint8_t *p = e->out + e->n++ * RECORD;
-    for (int i = 0; i < 3; i++) {
-        /* The cell [v, v+1) maps to [min, min+1) with min = R v + t, less
-         * one where the row's sign is negative. */
-        int64_t w = e->t[i];
-        for (int k = 0; k < 3; k++) {
-            w += e->R[3 * i + k] * v[k];
-            if (e->R[3 * i + k] < 0) w -= 1;
-        }
-        vxr_put_be32(p + 4 * i, (uint32_t)(int32_t)w);
-    }
+    int64_t w[3];
+    vxr_place_cell(e->R, e->t, v, w);
+    for (int i = 0; i < 3; i++) vxr_put_be32(p + 4 * i, (uint32_t)(int32_t)w[i]);
     uint32_t c = e->scene->attr_size == 1 ? e->scene->palette[attr] : attr;
     vxr_put_be32(p + 12, (c & 0xff000000u) | (c & 255) << 16 | (c & 0xff00) | ((c >> 16) & 255));
 }
 
-static int integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]) {
+int vxr_integer_placement(const vxr_transform *t, int32_t R[9], int64_t tr[3]) {
     if (t->scale != 1) return 0;
     for (int i = 0; i < 3; i++) {
         int nonzero = 0;
@@ -127,7 +120,7 @@ vxr_result vxr_vl32_size(const vxr_scene *s, uint64_t *size, vxr_error *err) {
         int32_t R[9];
         int64_t t[3];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
-        if (!integer_placement(&in->transform, R, t))
+        if (!vxr_integer_placement(&in->transform, R, t))
             return vxr_fail(err, VXR_ERROR_LIMIT,
                             "instance %u is not placed on whole cells (rotation other than an "
                             "axis permutation, or scale != 1): .vl32 cannot hold it",
@@ -150,7 +143,7 @@ static void export_all(const vxr_scene *s, export_ctx *e) {
     for (uint32_t i = 0; i < s->instance_count; i++) {
         const vxr_instance *in = &s->instances[i];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
-        integer_placement(&in->transform, e->R, e->t);
+        vxr_integer_placement(&in->transform, e->R, e->t);
         vxr_octree_foreach(&s->models[in->model], export_voxel, e);
     }
 }

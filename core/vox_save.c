@@ -31,44 +31,15 @@ enum {
 
 /* ---- output buffer: appends, with a sticky failure ---- */
 
-typedef struct out {
-    uint8_t *p;
-    size_t n, cap;
-    bool failed;
-} out;
-
-static void put(out *o, const void *data, size_t n) {
-    if (o->failed) return;
-    if (n > o->cap - o->n) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap - o->n < n) {
-            if (cap > SIZE_MAX / 2) {
-                o->failed = true;
-                return;
-            }
-            cap *= 2;
-        }
-        uint8_t *p = realloc(o->p, cap);
-        if (!p) {
-            o->failed = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->n, data, n);
-    o->n += n;
-}
+typedef vxr_bytes out;
 
 static void put_i32(out *o, int32_t v) {
-    uint8_t b[4];
-    vxr_put32(b, (uint32_t)v);
-    put(o, b, 4);
+    vxr_bytes_put32(o, (uint32_t)v);
 }
 
 static void put_str(out *o, const char *s) {
     put_i32(o, (int32_t)strlen(s));
-    put(o, s, strlen(s));
+    vxr_bytes_put(o, s, strlen(s));
 }
 
 /* A DICT of `pairs` key, value strings. */
@@ -80,7 +51,7 @@ static void put_dict(out *o, const char *const *kv, int pairs) {
 /* A chunk header with no children; chunk_end fills in the content size. */
 static size_t chunk_begin(out *o, const char *id) {
     size_t at = o->n;
-    put(o, id, 4);
+    vxr_bytes_put(o, id, 4);
     put_i32(o, 0);
     put_i32(o, 0);
     return at;
@@ -262,7 +233,7 @@ static vxr_result write_piece(saver *s, const cell *c, size_t n, const int32_t s
         const uint8_t v[4] = {(uint8_t)(c[i].p[0] - shift[0]), (uint8_t)(c[i].p[1] - shift[1]),
                               (uint8_t)(c[i].p[2] - shift[2]),
                               (uint8_t)palette_index(s, c[i].attr)};
-        put(&s->o, v, 4);
+        vxr_bytes_put(&s->o, v, 4);
     }
     chunk_end(&s->o, at);
     return s->o.failed ? vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory") : VXR_OK;
@@ -500,7 +471,7 @@ static void write_palette(saver *s) {
         if (i < 256) c = s->rgba ? (i <= s->rgba->n ? s->rgba->v[i - 1] : 0) : s->scene->palette[i];
         const uint8_t b[4] = {(uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16),
                               (uint8_t)(c >> 24)};
-        put(&s->o, b, 4);
+        vxr_bytes_put(&s->o, b, 4);
     }
     chunk_end(&s->o, at);
 }
@@ -551,9 +522,9 @@ static vxr_result save(saver *s) {
         named[m] = model_written(sc, m, named);
     if (r == VXR_OK) r = collect_colours(s, named);
     if (r == VXR_OK) {
-        put(&s->o, "VOX ", 4);
+        vxr_bytes_put(&s->o, "VOX ", 4);
         put_i32(&s->o, 200);
-        put(&s->o, "MAIN", 4);
+        vxr_bytes_put(&s->o, "MAIN", 4);
         put_i32(&s->o, 0);
         put_i32(&s->o, 0); /* children: patched below */
     }

@@ -1,4 +1,4 @@
-# `vxr convert` to .vxo, .vox and .vl32, checked with `vxr info --json`.
+# `vxr convert` to .vxo, .vox, .qb and .vl32, checked with `vxr info --json`.
 #   cmake -DVXR=path/to/vxr -DIN=scene.vox -DWORK=dir -DNAME=prefix
 #         [-DVL32_VOXELS=n] -P convert.cmake
 # The .vxo and the .vox must report the same figures as IN (build_s aside,
@@ -54,11 +54,25 @@ if(NOT from_vox STREQUAL src)
     message(FATAL_ERROR "${vox} reports\n  ${from_vox}\n${IN} reports\n  ${src}")
 endif()
 
+string(REGEX MATCH "\"aabb_min\":[^]]*\\],\"aabb_max\":[^]]*\\]" bounds "${src_json}")
+
+# .qb (one matrix per visible instance): the same instanced voxels within
+# the same bounds.
+set(qb ${WORK}/${NAME}.qb)
+vxr_convert(${IN} ${qb})
+vxr_info(${qb} qb_json)
+string(REGEX MATCH "\"instanced_voxels\":[0-9]+," voxels "${src_json}")
+foreach(want "${voxels}" "${bounds}")
+    string(FIND "${qb_json}" "${want}" at)
+    if(at EQUAL -1 OR want STREQUAL "")
+        message(FATAL_ERROR "${qb} reports\n  ${qb_json}\nwithout ${want}")
+    endif()
+endforeach()
+
 if(DEFINED VL32_VOXELS)
     set(vl32 ${WORK}/${NAME}.vl32)
     vxr_convert(${IN} ${vl32})
     vxr_info(${vl32} vl32_json)
-    string(REGEX MATCH "\"aabb_min\":[^]]*\\],\"aabb_max\":[^]]*\\]" bounds "${src_json}")
     foreach(want "\"models\":1,\"instances\":1,\"instanced_voxels\":${VL32_VOXELS},"
                  "${bounds}" "\"model_voxels\":${VL32_VOXELS},")
         string(FIND "${vl32_json}" "${want}" at)

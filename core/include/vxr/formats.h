@@ -45,6 +45,13 @@ VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src
  * palette, more keep RGBA8. At most VXR_QB_MAX_VOXELS solid voxels. */
 VXR_API vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                vxr_error *err);
+/* .qb out: every visible instance with voxels one matrix of its world
+ * cells (left-handed, RGBA, run-length coded, no visibility mask), so
+ * vxr_load_qb gives back the same world voxels and colours. Fails with
+ * VXR_ERROR_LIMIT for non-integer placements (as vxr_save_vl32) and for an
+ * instance whose box spans more than VXR_QB_MAX_VOXELS cells. */
+VXR_API vxr_result vxr_save_qb(const vxr_scene *scene, uint8_t **data, size_t *size,
+                               vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
