@@ -146,6 +146,13 @@ static inline void vxr_place_cell(const int32_t R[9], const int64_t t[3], const 
     }
 }
 
+/* The solid voxels a run-length coded file (.qb, .binvox) may name: the
+ * fuzz build lowers it (tests/fuzz/CMakeLists.txt), as a few bytes of runs
+ * reach it and a fuzzer wants thousands of inputs a second. */
+#ifndef VXR_RLE_VOXEL_LIMIT
+#define VXR_RLE_VOXEL_LIMIT VXR_RLE_MAX_VOXELS
+#endif
+
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;

@@ -23,12 +23,6 @@
 
 enum { HEADER = 24, CODEFLAG = 2, NEXTSLICEFLAG = 6 };
 
-/* The fuzz build lowers the voxel limit (tests/fuzz/CMakeLists.txt), as a
- * few bytes of runs reach it and a fuzzer wants thousands of inputs a
- * second. */
-#ifndef VXR_QB_VOXEL_LIMIT
-#define VXR_QB_VOXEL_LIMIT VXR_QB_MAX_VOXELS
-#endif
 
 /* The cell of vxr for Qubicle cell (x, y, z). */
 static void to_vxr(bool right, int64_t x, int64_t y, int64_t z, int64_t out[3]) {
@@ -115,10 +109,10 @@ static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[
                 cell += count;
                 continue;
             }
-            if (*total + count > VXR_QB_VOXEL_LIMIT)
+            if (*total + count > VXR_RLE_VOXEL_LIMIT)
                 return vxr_fail(q->err, VXR_ERROR_LIMIT,
                                 "matrix %u (byte %zu): more than %llu solid voxels", index,
-                                q->at - 4, (unsigned long long)VXR_QB_VOXEL_LIMIT);
+                                q->at - 4, (unsigned long long)VXR_RLE_VOXEL_LIMIT);
             *total += count;
             uint32_t rgba =
                 bgra ? vxr_rgba(c >> 16, c >> 8, c, 255) : vxr_rgba(c, c >> 8, c >> 16, 255);
@@ -272,10 +266,10 @@ vxr_result vxr_save_qb(const vxr_scene *s, uint8_t **data, size_t *size, vxr_err
         vxr_octree_foreach(&s->models[in->model], qb_cell, &m);
         uint64_t cells = 1;
         for (int k = 0; k < 3; k++) cells *= (uint64_t)(m.hi[k] - m.lo[k] + 1);
-        if (cells > VXR_QB_MAX_VOXELS) {
+        if (cells > VXR_RLE_MAX_VOXELS) {
             r = vxr_fail(err, VXR_ERROR_LIMIT,
                          "instance %u spans %llu cells, over the .qb writer's limit of %llu", i,
-                         (unsigned long long)cells, (unsigned long long)VXR_QB_MAX_VOXELS);
+                         (unsigned long long)cells, (unsigned long long)VXR_RLE_MAX_VOXELS);
             break;
         }
         m.grid = calloc((size_t)cells, sizeof *m.grid);

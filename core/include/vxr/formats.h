@@ -42,16 +42,23 @@ VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src
  * Y-up mapped to Z-up by the file's z-axis orientation (a right-handed
  * file's (x, y, z) is vxr's (x, -z, y), a left-handed one's (x, z, y)); RLE
  * and the visibility mask read; up to 255 distinct colours become a
- * palette, more keep RGBA8. At most VXR_QB_MAX_VOXELS solid voxels. */
+ * palette, more keep RGBA8. At most VXR_RLE_MAX_VOXELS solid voxels. */
 VXR_API vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                vxr_error *err);
 /* .qb out: every visible instance with voxels one matrix of its world
  * cells (left-handed, RGBA, run-length coded, no visibility mask), so
  * vxr_load_qb gives back the same world voxels and colours. Fails with
  * VXR_ERROR_LIMIT for non-integer placements (as vxr_save_vl32) and for an
- * instance whose box spans more than VXR_QB_MAX_VOXELS cells. */
+ * instance whose box spans more than VXR_RLE_MAX_VOXELS cells. */
 VXR_API vxr_result vxr_save_qb(const vxr_scene *scene, uint8_t **data, size_t *size,
                                vxr_error *err);
+/* binvox (core/binvox.c): one model of the solid cells at their indices,
+ * palette entry 1 (grey 180, binvox has no colours); Y-up mapped to Z-up
+ * as a right-handed file: (x, y, z) is vxr's (x, -z, y). The translate and
+ * scale lines (mesh space) are read past. At most VXR_RLE_MAX_VOXELS solid
+ * voxels. */
+VXR_API vxr_result vxr_load_binvox(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                   vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
@@ -152,13 +159,15 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 /* Input limits, in bytes. A .vox holds up to 16 full 256^3 models (64 MiB
  * each); a .vl32 128 Mi voxel records; a .vxo the octrees of several
  * hundred million voxels. Real files are far smaller (tens of MB). */
-#define VXR_VOX_MAX_BYTES  (1ull << 30) /* 1 GiB */
-#define VXR_VL32_MAX_BYTES (1ull << 31) /* 2 GiB */
-#define VXR_VXO_MAX_BYTES  (1ull << 32) /* 4 GiB */
-#define VXR_QB_MAX_BYTES   (1ull << 30) /* 1 GiB */
-/* A .qb's runs can name many cells in few bytes: its solid voxels are
- * bounded apart (2^27, what a .vl32 at its byte limit holds). */
-#define VXR_QB_MAX_VOXELS (1ull << 27)
+#define VXR_VOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_VL32_MAX_BYTES   (1ull << 31) /* 2 GiB */
+#define VXR_VXO_MAX_BYTES    (1ull << 32) /* 4 GiB */
+#define VXR_QB_MAX_BYTES     (1ull << 30) /* 1 GiB */
+#define VXR_BINVOX_MAX_BYTES (1ull << 30) /* 1 GiB */
+/* The runs of a .qb or .binvox can name many cells in few bytes: their
+ * solid voxels are bounded apart (2^27, what a .vl32 at its byte limit
+ * holds). */
+#define VXR_RLE_MAX_VOXELS (1ull << 27)
 
 /* One file format. Exactly one of load_src (voxel lists, built afterwards)
  * and load (a built scene) is set; save is NULL when vxr cannot write it. */
