@@ -146,7 +146,8 @@ static const vxr_format formats[] = {
     {"voxel-io", ".vl32", NULL, 0, vxr_load_vl32, NULL, vxr_save_vl32, VXR_VL32_MAX_BYTES,
      vxr_save_vl32_file},
     {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo, VXR_VXO_MAX_BYTES, NULL},
-    {"binvox", ".binvox", "#binvox", 7, vxr_load_binvox, NULL, NULL, VXR_BINVOX_MAX_BYTES, NULL},
+    {"binvox", ".binvox", "#binvox", 7, vxr_load_binvox, NULL, vxr_save_binvox,
+     VXR_BINVOX_MAX_BYTES, NULL},
     {"Qubicle", ".qb", NULL, 0, vxr_load_qb, NULL, vxr_save_qb, VXR_QB_MAX_BYTES, NULL},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };

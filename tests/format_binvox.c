@@ -12,6 +12,10 @@ static int cmp_record(const void *a, const void *b) {
     return memcmp(a, b, 16);
 }
 
+static int cmp_cell(const void *a, const void *b) {
+    return memcmp(a, b, 12);
+}
+
 static void test_binvox_real_file(void) {
     size_t size = 0;
     uint8_t *raw = NULL;
@@ -97,4 +101,84 @@ static void test_binvox_hostile(void) {
     vxr_scene_src_free(&src);
 }
 
-VXR_TEST_MAIN(TEST(test_binvox_real_file), TEST(test_binvox_hostile))
+/* The distinct world cells of a scene, sorted (12 bytes each: x, y, z). */
+static uint8_t *cells_of(const vxr_scene *s, size_t *n) {
+    uint8_t *d = NULL;
+    size_t size = 0;
+    *n = 0;
+    CHECK(vxr_save_vl32(s, &d, &size, NULL) == VXR_OK);
+    if (!d) return NULL;
+    size_t m = size / 16;
+    for (size_t i = 0; i < m; i++) memmove(d + 12 * i, d + 16 * i, 12);
+    qsort(d, m, 12, cmp_cell);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || memcmp(d + 12 * (k - 1), d + 12 * i, 12))
+            memmove(d + 12 * k++, d + 12 * i, 12);
+    *n = k;
+    return d;
+}
+
+/* Saved as .binvox, every file here reads back as the same world cells
+ * (colours aside: binvox has none), and saves again to the same bytes. */
+static void test_binvox_round_trip(void) {
+    static const char *files[] = {"vengi__test.binvox",        "mmmm__scene_store8.vox",
+                                  "vengi__test-transform.vox", "vengi__8ontop.vox",
+                                  "vengi__qubicle.qb",         "ogt__test_multiple_model_scene.vox",
+                                  "mmmm__chr_robot.vox"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, VXR_TEST_DATA "/%s", files[i]);
+        vxr_scene *a = NULL, *b = NULL;
+        vxr_error err = {{0}};
+        CHECK(vxr_scene_load(path, &a, &err) == VXR_OK);
+        if (!a) continue;
+        uint8_t *bv = NULL, *again = NULL;
+        size_t n = 0, n2 = 0;
+        CHECK(vxr_save_binvox(a, &bv, &n, &err) == VXR_OK);
+        vxr_scene_src src;
+        if (bv && vxr_load_binvox(bv, n, &src, &err) == VXR_OK) {
+            CHECK(vxr_scene_build(&src, &b, &err) == VXR_OK);
+            vxr_scene_src_free(&src);
+        }
+        CHECK(b != NULL);
+        if (!b) fprintf(stderr, "  %s: %s\n", files[i], err.message);
+        size_t na = 0, nb = 0;
+        uint8_t *ca = cells_of(a, &na), *cb = b ? cells_of(b, &nb) : NULL;
+        CHECK_EQ_INT(na, nb);
+        CHECK(na > 0 && na == nb && !memcmp(ca, cb, 12 * na));
+        if (b) CHECK(vxr_save_binvox(b, &again, &n2, NULL) == VXR_OK);
+        CHECK(again && n2 == n && !memcmp(again, bv, n));
+        VXR_FREE(bv, again, ca, cb);
+        vxr_scene_destroy(a);
+        vxr_scene_destroy(b);
+    }
+}
+
+/* Beyond the writer's cube of 512, or placed off whole cells: refused,
+ * nothing written. */
+static void test_binvox_writer_limits(void) {
+    for (int c = 0; c < 2; c++) {
+        vxr_scene_src src;
+        vxr_scene_src_init(&src, 1);
+        uint32_t m;
+        CHECK(vxr_scene_src_add_model(&src, &m) == VXR_OK);
+        CHECK(vxr_model_src_push(&src.models[0], 0, 0, 0, 1) == VXR_OK);
+        CHECK(vxr_model_src_push(&src.models[0], c == 0 ? 512 : 3, 0, 0, 1) == VXR_OK);
+        vxr_instance in = {0, 0, vxr_transform_identity(), 1e30f};
+        if (c == 1) in.transform.translation[0] = 0.5f;
+        CHECK(vxr_scene_src_add_instance(&src, &in) == VXR_OK);
+        vxr_scene *s = NULL;
+        CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
+        uint8_t *d = (uint8_t *)&src;
+        size_t n = 1;
+        vxr_error err = {{0}};
+        if (s) CHECK(vxr_save_binvox(s, &d, &n, &err) == VXR_ERROR_LIMIT);
+        CHECK(d == NULL && n == 0 && err.message[0]);
+        vxr_scene_destroy(s);
+        vxr_scene_src_free(&src);
+    }
+}
+
+VXR_TEST_MAIN(TEST(test_binvox_real_file), TEST(test_binvox_hostile), TEST(test_binvox_round_trip),
+              TEST(test_binvox_writer_limits))

@@ -52,12 +52,19 @@ VXR_API vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *
  * instance whose box spans more than VXR_RLE_MAX_VOXELS cells. */
 VXR_API vxr_result vxr_save_qb(const vxr_scene *scene, uint8_t **data, size_t *size,
                                vxr_error *err);
-/* binvox (core/binvox.c): one model of the solid cells at their indices,
- * palette entry 1 (grey 180, binvox has no colours); Y-up mapped to Z-up
- * as a right-handed file: (x, y, z) is vxr's (x, -z, y). The translate and
- * scale lines (mesh space) are read past. At most VXR_RLE_MAX_VOXELS solid
- * voxels. */
+/* binvox (core/binvox.c): one model of the solid cells, palette entry 1
+ * (grey 180, binvox has no colours); Y-up mapped to Z-up as a right-handed
+ * file: (x, y, z) is vxr's (x, -z, y). The cells sit at translate + index
+ * where the file's scale makes a cell one unit (scale = D = H = W, whole
+ * translate, as vxr writes), else at their indices. At most
+ * VXR_RLE_MAX_VOXELS solid voxels. */
 VXR_API vxr_result vxr_load_binvox(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                   vxr_error *err);
+/* binvox out: the visible instanced voxels (colours dropped: binvox has
+ * none) in the smallest cube holding them, at most 512 on a side, with a
+ * translate and scale that vxr_load_binvox reads back as the same world
+ * cells. VXR_ERROR_LIMIT for non-integer placements and larger scenes. */
+VXR_API vxr_result vxr_save_binvox(const vxr_scene *scene, uint8_t **data, size_t *size,
                                    vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
