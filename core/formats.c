@@ -252,14 +252,16 @@ static vxr_result unknown_format(vxr_error *err) {
  * read once and handed to its format's loader. Exactly one of *src and
  * *scene is set on success (scene NULL: sources only). */
 static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **scene,
-                           vxr_error *err) {
+                           const vxr_format **format, vxr_error *err) {
     vxr_scene_src_init(src, 1);
+    if (format) *format = NULL;
     if (path[0] == '@') return vxr_scene_generate(path + 1, src, err);
     uint8_t *data;
     size_t size;
     const vxr_format *f;
     vxr_result r = read_scene_file(path, &data, &size, &f, err);
     if (r != VXR_OK) return r;
+    if (format) *format = f;
     if (!f)
         r = unknown_format(err);
     else if (f->load_src)
@@ -274,13 +276,18 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
 }
 
 vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err) {
-    return load_any(path, dest, NULL, err);
+    return load_any(path, dest, NULL, NULL, err);
 }
 
 vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {
+    return vxr_scene_load_format(path, dest, NULL, err);
+}
+
+vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest, const vxr_format **format,
+                                 vxr_error *err) {
     *dest = NULL;
     vxr_scene_src src;
-    vxr_result r = load_any(path, &src, dest, err);
+    vxr_result r = load_any(path, &src, dest, format, err);
     if (r == VXR_OK && !*dest) r = vxr_scene_build(&src, dest, err);
     vxr_scene_src_free(&src);
     return r;

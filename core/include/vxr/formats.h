@@ -229,6 +229,10 @@ VXR_API vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr
  * and builds it. The file is read once. err's message does not repeat the
  * path. */
 VXR_API vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err);
+/* vxr_scene_load, also saying which row of the table read the file
+ * (*format; NULL for "@spec"). format may be NULL. */
+VXR_API vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest,
+                                         const vxr_format **format, vxr_error *err);
 
 #ifdef __cplusplus
 }
