@@ -9,14 +9,15 @@
  * mask encoded, any other alpha is a solid voxel (its bits say which faces
  * show).
  *
- * Axes: Qubicle is Y-up, and its x points the other way from vxr's as a
- * model faces the viewer: a left-handed file's (x, y, z) is vxr's
- * (-x, z, y), and a right-handed one's z is reversed first, (-x, -z, y).
- * This is how vengi, which wrote the same models as .qb and .vox for its
- * tests, relates the two (tests/data: rgb.qb and rgb.vox hold the same 99
- * voxels under it, up to a translation). A cell [c, c+1) negated is
- * [-c-1, -c). Each matrix is one model, placed by one instance where its
- * position maps. */
+ * Axes: Qubicle is Y-up. A right-handed file's (x, y, z) is vxr's
+ * (x, -z, y), the turn about x from Y-up to Z-up; in a left-handed one x
+ * and z point the other way, so its (x, y, z) is vxr's (-x, z, y). That is
+ * what the same models in both formats show: vengi's rgb.qb and rgb.vox
+ * (left-handed, tests/data) hold the same voxels under it, positions
+ * included, and the Minecraft region of ../shared/data (right-handed) its
+ * .vox conversion's, up to a move. A cell [c, c+1) negated is [-c-1, -c).
+ * Each matrix is one model, placed by one instance where its position
+ * maps. */
 #include <math.h>
 #include <string.h>
 #include "internal.h"
@@ -26,7 +27,7 @@ enum { HEADER = 24, CODEFLAG = 2, NEXTSLICEFLAG = 6 };
 
 /* The cell of vxr for Qubicle cell (x, y, z). */
 static void to_vxr(bool right, int64_t x, int64_t y, int64_t z, int64_t out[3]) {
-    out[0] = -x - 1;
+    out[0] = right ? x : -x - 1;
     out[1] = right ? -z - 1 : z;
     out[2] = y;
 }

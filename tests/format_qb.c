@@ -69,6 +69,50 @@ static void test_qb_matches_vox(void) {
     vxr_scene_destroy(s);
 }
 
+/* A right-handed file: the Minecraft region of ../shared/data (when the
+ * folder is there) against its .vox conversion (MANIFEST.md), which holds
+ * the same 3,958,985 voxels and colours, each set moved to start at its
+ * own least corner. */
+static void test_qb_right_handed(void) {
+    const char *qb = VXR_SHARED_DATA "/qb/vengi__r.0.-2.qb",
+               *vox = VXR_SHARED_DATA "/vox/large__minecraft_region_from_qb.vox";
+    FILE *f = fopen(qb, "rb");
+    if (!f) SKIP("no shared data folder");
+    fclose(f);
+    vxr_scene *a = NULL, *b = NULL;
+    CHECK(vxr_scene_load(qb, &a, NULL) == VXR_OK);
+    CHECK(vxr_scene_load(vox, &b, NULL) == VXR_OK);
+    size_t na = 0, nb = 0;
+    uint8_t *ra = a ? records(a, &na) : NULL, *rb = b ? records(b, &nb) : NULL;
+    CHECK_EQ_INT(na, 3958985);
+    CHECK_EQ_INT(nb, 3958985);
+    if (ra && rb && na == nb) {
+        int32_t lo[2][3];
+        for (int k = 0; k < 3; k++) lo[0][k] = lo[1][k] = INT32_MAX;
+        for (size_t i = 0; i < na; i++) {
+            uint8_t *p = ra + 16 * i;
+            for (int k = 0; k < 3; k++) {
+                int32_t u = (int32_t)vxr_get_be32(p + 4 * k),
+                        v = (int32_t)vxr_get_be32(rb + 16 * i + 4 * k);
+                if (u < lo[0][k]) lo[0][k] = u;
+                if (v < lo[1][k]) lo[1][k] = v;
+            }
+        }
+        for (size_t i = 0; i < na; i++)
+            for (int k = 0; k < 3; k++)
+                for (int w = 0; w < 2; w++) {
+                    uint8_t *p = (w ? rb : ra) + 16 * i + 4 * k;
+                    vxr_put_be32(p, (uint32_t)((int32_t)vxr_get_be32(p) - lo[w][k]));
+                }
+        qsort(ra, na, 16, cmp_record);
+        qsort(rb, nb, 16, cmp_record);
+        CHECK(!memcmp(ra, rb, 16 * na));
+    }
+    VXR_FREE(ra, rb);
+    vxr_scene_destroy(a);
+    vxr_scene_destroy(b);
+}
+
 /* ------------------------------------------------------------------ hand-made files */
 
 typedef struct qb_file {
@@ -116,7 +160,7 @@ static void add_matrix(qb_file *f, const uint32_t head[6], const uint32_t size[3
                 for (uint32_t i = 0; i < run; i++) {
                     int64_t x = (int64_t)pos[0] + (c + i) % size[0],
                             y = (int64_t)pos[1] + (c + i) / size[0], zz = (int64_t)pos[2] + z;
-                    const int64_t w[3] = {-x - 1, head[2] ? -zz - 1 : zz, y};
+                    const int64_t w[3] = {head[2] ? x : -x - 1, head[2] ? -zz - 1 : zz, y};
                     uint8_t *p = want + 16 * (*nw)++;
                     for (int k = 0; k < 3; k++) vxr_put_be32(p + 4 * k, (uint32_t)(int32_t)w[k]);
                     vxr_put_be32(p + 12, argb);
@@ -252,5 +296,5 @@ static void test_qb_round_trip(void) {
     }
 }
 
-VXR_TEST_MAIN(TEST(test_qb_matches_vox), TEST(test_qb_variants), TEST(test_qb_hostile),
-              TEST(test_qb_round_trip))
+VXR_TEST_MAIN(TEST(test_qb_matches_vox), TEST(test_qb_right_handed), TEST(test_qb_variants),
+              TEST(test_qb_hostile), TEST(test_qb_round_trip))

@@ -40,7 +40,7 @@ VXR_API vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src
                                  vxr_error *err);
 /* Qubicle Binary .qb (core/qb.c): every matrix one model and one instance,
  * Y-up mapped to Z-up by the file's z-axis orientation (a right-handed
- * file's (x, y, z) is vxr's (x, -z, y), a left-handed one's (x, z, y)); RLE
+ * file's (x, y, z) is vxr's (x, -z, y), a left-handed one's (-x, z, y)); RLE
  * and the visibility mask read; up to 255 distinct colours become a
  * palette, more keep RGBA8. At most VXR_RLE_MAX_VOXELS solid voxels. */
 VXR_API vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest,
