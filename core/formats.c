@@ -148,6 +148,7 @@ static const vxr_format formats[] = {
     {"vxr octree", ".vxo", "VXO\0", 4, NULL, vxr_load_vxo, vxr_save_vxo, VXR_VXO_MAX_BYTES, NULL},
     {"binvox", ".binvox", "#binvox", 7, vxr_load_binvox, NULL, vxr_save_binvox,
      VXR_BINVOX_MAX_BYTES, NULL},
+    {"CubeWorld", ".cub", NULL, 0, vxr_load_cub, NULL, NULL, VXR_CUB_MAX_BYTES, NULL},
     {"Qubicle", ".qb", NULL, 0, vxr_load_qb, NULL, vxr_save_qb, VXR_QB_MAX_BYTES, NULL},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };

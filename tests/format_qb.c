@@ -9,22 +9,9 @@
 #include <string.h>
 #include "internal.h" /* core/: the byte order helpers */
 #include "vxr_test.h"
+#include "format_records.h"
 
 VXR_TEST_RNG(0x9e3779b97f4a7c15ull)
-
-static int cmp_record(const void *a, const void *b) {
-    return memcmp(a, b, 16);
-}
-
-/* The world voxels of a scene as sorted .vl32 records (x, y, z, ARGB). */
-static uint8_t *records(const vxr_scene *s, size_t *n) {
-    uint8_t *d = NULL;
-    size_t size = 0;
-    CHECK(vxr_save_vl32(s, &d, &size, NULL) == VXR_OK);
-    *n = size / 16;
-    if (d) qsort(d, *n, 16, cmp_record);
-    return d;
-}
 
 static vxr_scene *load_bytes(const uint8_t *data, size_t size, vxr_error *err) {
     vxr_scene_src src;
@@ -36,29 +23,7 @@ static vxr_scene *load_bytes(const uint8_t *data, size_t size, vxr_error *err) {
 }
 
 static void test_qb_matches_vox(void) {
-    static const char *stems[] = {"rgb", "rgb_small"};
-    for (size_t i = 0; i < 2; i++) {
-        char qb[512], vox[512];
-        snprintf(qb, sizeof qb, VXR_TEST_DATA "/vengi__%s.qb", stems[i]);
-        snprintf(vox, sizeof vox, VXR_TEST_DATA "/vengi__%s.vox", stems[i]);
-        vxr_scene *a = NULL, *b = NULL;
-        vxr_error err = {{0}};
-        CHECK(vxr_scene_load(qb, &a, &err) == VXR_OK);
-        CHECK(vxr_scene_load(vox, &b, &err) == VXR_OK);
-        if (!a || !b) {
-            fprintf(stderr, "  %s: %s\n", stems[i], err.message);
-            vxr_scene_destroy(a);
-            vxr_scene_destroy(b);
-            continue;
-        }
-        size_t na, nb;
-        uint8_t *ra = records(a, &na), *rb = records(b, &nb);
-        CHECK_EQ_INT(na, nb);
-        CHECK(na > 0 && na == nb && !memcmp(ra, rb, na * 16));
-        VXR_FREE(ra, rb);
-        vxr_scene_destroy(a);
-        vxr_scene_destroy(b);
-    }
+    check_stems_match_vox(".qb");
     /* A real file with ten matrices, RLE and the visibility mask. */
     vxr_scene *s = NULL;
     CHECK(vxr_scene_load(VXR_TEST_DATA "/vengi__qubicle.qb", &s, NULL) == VXR_OK);

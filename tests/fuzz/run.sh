@@ -3,7 +3,8 @@
 # (tests/fuzz/<dict>.dict) over its seed corpus: the small files kept in
 # tests/fuzz/corpus/<target>/, plus for fuzz_vox and fuzz_vox_pick the .vox
 # files of tests/data, for fuzz_vl32 its .vl32 files, for fuzz_qb its .qb
-# files, for fuzz_binvox its .binvox files, and for fuzz_vxo
+# files, for fuzz_binvox its .binvox files, for fuzz_cub its .cub files,
+# and for fuzz_vxo
 # .vxo files written by `vxr convert` from tests/data when BUILD has the
 # tool. New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs).
 # Exits non-zero when any fuzzer finds a crash, a leak, undefined
@@ -11,7 +12,7 @@
 #
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
-# BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox vxo spec vox_pick edit
+# BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub vxo spec vox_pick edit
 # scene text, the default being all) pick a subset. FUZZ_RUNS=N runs each
 # target for N executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
 # N fuzzing processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps
@@ -21,7 +22,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox vxo spec vox_pick edit scene text}
+targets=${*:-vox vl32 qb binvox cub vxo spec vox_pick edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -55,6 +56,7 @@ for name in $targets; do
     vl32) cp "$data"/*.vl32 "$work/seeds/vl32/" ;;
     qb) cp "$data"/*.qb "$work/seeds/qb/" ;;
     binvox) cp "$data"/*.binvox "$work/seeds/binvox/" ;;
+    cub) cp "$data"/*.cub "$work/seeds/cub/" ;;
     vxo)
         if [ -x "$build/tools/vxr" ]; then
             for f in mmmm__chr_robot.vox mmmm__obj_candle.vox vengi__8ontop.vox \

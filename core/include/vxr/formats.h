@@ -66,6 +66,11 @@ VXR_API vxr_result vxr_load_binvox(const uint8_t *data, size_t size, vxr_scene_s
  * cells. VXR_ERROR_LIMIT for non-integer placements and larger scenes. */
 VXR_API vxr_result vxr_save_binvox(const vxr_scene *scene, uint8_t **data, size_t *size,
                                    vxr_error *err);
+/* CubeWorld .cub (core/cub.c): one model; Z-up, its cell (x, y, z) is
+ * vxr's (-x-1, y, z); black is empty; up to 255 distinct colours become a
+ * palette, more keep RGBA8. */
+VXR_API vxr_result vxr_load_cub(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
@@ -171,6 +176,7 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_VXO_MAX_BYTES    (1ull << 32) /* 4 GiB */
 #define VXR_QB_MAX_BYTES     (1ull << 30) /* 1 GiB */
 #define VXR_BINVOX_MAX_BYTES (1ull << 30) /* 1 GiB */
+#define VXR_CUB_MAX_BYTES    (1ull << 30) /* 1 GiB */
 /* The runs of a .qb or .binvox can name many cells in few bytes: their
  * solid voxels are bounded apart (2^27, what a .vl32 at its byte limit
  * holds). */
