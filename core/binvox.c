@@ -164,10 +164,7 @@ static void bv_cell(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) 
     vxr_place_cell(g->R, g->t, v, w);
     const int64_t b[3] = {w[0], w[2], -w[1] - 1}; /* the inverse of (x, -z-1, y) */
     if (!g->cells) {
-        for (int k = 0; k < 3; k++) {
-            if (b[k] < g->lo[k]) g->lo[k] = b[k];
-            if (b[k] > g->hi[k]) g->hi[k] = b[k];
-        }
+        vxr_box_grow(g->lo, g->hi, b);
         return;
     }
     const uint64_t i[3] = {(uint64_t)(b[0] - g->lo[0]), (uint64_t)(b[1] - g->lo[1]),

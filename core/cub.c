@@ -28,25 +28,16 @@ vxr_result vxr_load_cub(const uint8_t *data, size_t size, vxr_scene_src *dest, v
     vxr_color_map *map = calloc(1, sizeof *map);
     uint32_t model;
     vxr_result r = map ? vxr_scene_src_add_model(dest, &model) : VXR_ERROR_MEMORY;
-    bool paletted = true;
     const uint8_t *p = data + HEADER;
     for (uint64_t i = 0; r == VXR_OK && i < cells; i++, p += 3) {
         if (!(p[0] | p[1] | p[2])) continue;
-        const uint32_t rgba = vxr_rgba(p[0], p[1], p[2], 255);
-        uint32_t color = rgba;
-        if (paletted) {
-            color = vxr_color_index(map, rgba, dest->palette);
-            if (color == 0) { /* a 256th colour: RGBA8 for every voxel */
-                paletted = false;
-                vxr_scene_src_unpalette(dest);
-                color = rgba;
-            }
-        }
+        const uint32_t color = vxr_color_attr(map, dest, vxr_rgba(p[0], p[1], p[2], 255));
         const uint64_t x = i % n[0], y = i / n[0] % n[1], z = i / ((uint64_t)n[0] * n[1]);
         /* (-x-1, y, z), moved by the width to keep the model's cells >= 0 */
         r = vxr_model_src_push(&dest->models[0], (int32_t)(n[0] - 1 - x), (int32_t)y, (int32_t)z,
                                color);
     }
+    if (map && r == VXR_OK) dest->attr_size = map->rgba ? 4 : 1;
     free(map);
     vxr_instance in = {0, 0, vxr_transform_identity(), INFINITY};
     in.transform.translation[0] = -(float)n[0];
@@ -55,6 +46,5 @@ vxr_result vxr_load_cub(const uint8_t *data, size_t size, vxr_scene_src *dest, v
         vxr_scene_src_free(dest);
         return vxr_fail(err, r, "out of memory");
     }
-    dest->attr_size = paletted ? 1 : 4;
     return VXR_OK;
 }

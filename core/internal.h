@@ -114,19 +114,20 @@ static inline void vxr_free_each(void *const *p, size_t n) {
 #define VXR_FREE(...)                                                                              \
     vxr_free_each((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
-/* True-colour loaders (.vl32, .qb): colours become palette entries while
- * a source has at most 255 of them. */
+/* True-colour loaders (.vl32, .qb, .cub): colours become palette entries
+ * while a source has at most 255 of them (zeroed: none yet). */
 typedef struct vxr_color_map {
     uint32_t key[512];
     uint8_t index[512];
     uint32_t count;
+    bool rgba; /* a 256th colour came: every voxel is RGBA8 */
 } vxr_color_map;
-/* The palette entry (1..255) of rgba, added to palette when new; 0 once
- * 255 colours are taken and rgba is not one of them. */
-uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette);
-/* Turns every voxel of src from its palette entry into its RGBA8 colour
- * and clears the palette: the 256th colour's fallback. */
-void vxr_scene_src_unpalette(vxr_scene_src *src);
+/* The attribute of a voxel of colour rgba in src: its palette entry (added
+ * to src's palette when new) while there are at most 255 colours; at the
+ * 256th, every voxel src holds turns into its RGBA8 colour, the palette is
+ * cleared, and from then on the attribute is rgba itself. The source's
+ * attr_size is then m->rgba ? 4 : 1. */
+uint32_t vxr_color_attr(vxr_color_map *m, vxr_scene_src *src, uint32_t rgba);
 
 /* Writers of world cells (.vl32, .qb): whether t places cells on cells (a
  * signed axis permutation, scale 1, whole translation within 2^24), and
@@ -152,6 +153,14 @@ static inline void vxr_place_cell(const int32_t R[9], const int64_t t[3], const 
 #ifndef VXR_RLE_VOXEL_LIMIT
 #define VXR_RLE_VOXEL_LIMIT VXR_RLE_MAX_VOXELS
 #endif
+
+/* Grows the box lo..hi (both inclusive) to hold cell c. */
+static inline void vxr_box_grow(int64_t lo[3], int64_t hi[3], const int64_t c[3]) {
+    for (int k = 0; k < 3; k++) {
+        if (c[k] < lo[k]) lo[k] = c[k];
+        if (c[k] > hi[k]) hi[k] = c[k];
+    }
+}
 
 /* Little-endian 32-bit stores and loads for the file formats. */
 static inline void vxr_put32(uint8_t *p, uint32_t v) {

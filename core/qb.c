@@ -24,7 +24,6 @@
 
 enum { HEADER = 24, CODEFLAG = 2, NEXTSLICEFLAG = 6 };
 
-
 /* The cell of vxr for Qubicle cell (x, y, z). */
 static void to_vxr(bool right, int64_t x, int64_t y, int64_t z, int64_t out[3]) {
     out[0] = right ? x : -x - 1;
@@ -52,8 +51,7 @@ static uint32_t next32(qb_reader *q) {
 
 /* Reads matrix `index` into a new model and its instance. */
 static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[6],
-                              vxr_color_map *map, bool *paletted, uint64_t *total,
-                              vxr_scene_src *dest) {
+                              vxr_color_map *map, uint64_t *total, vxr_scene_src *dest) {
     vxr_result r;
     if ((r = need(q, 1, "matrix name length")) != VXR_OK) return r;
     size_t name = q->data[q->at++];
@@ -115,17 +113,9 @@ static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[
                                 "matrix %u (byte %zu): more than %llu solid voxels", index,
                                 q->at - 4, (unsigned long long)VXR_RLE_VOXEL_LIMIT);
             *total += count;
-            uint32_t rgba =
-                bgra ? vxr_rgba(c >> 16, c >> 8, c, 255) : vxr_rgba(c, c >> 8, c >> 16, 255);
-            uint32_t color = rgba;
-            if (*paletted) {
-                color = vxr_color_index(map, rgba, dest->palette);
-                if (color == 0) { /* a 256th colour: RGBA8 for every voxel */
-                    *paletted = false;
-                    vxr_scene_src_unpalette(dest);
-                    color = rgba;
-                }
-            }
+            const uint32_t color = vxr_color_attr(map, dest,
+                                                  bgra ? vxr_rgba(c >> 16, c >> 8, c, 255)
+                                                       : vxr_rgba(c, c >> 8, c >> 16, 255));
             for (uint32_t i = 0; i < count; i++, cell++) {
                 int64_t v[3];
                 to_vxr(right, pos[0] + (int64_t)(cell % n[0]), pos[1] + (int64_t)(cell / n[0]),
@@ -163,16 +153,15 @@ vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest, vx
                         head[5], size - HEADER);
     vxr_color_map *map = calloc(1, sizeof *map);
     if (!map) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    bool paletted = true;
     uint64_t total = 0;
     for (uint32_t i = 0; r == VXR_OK && i < head[5]; i++)
-        r = read_matrix(&q, i, head, map, &paletted, &total, dest);
+        r = read_matrix(&q, i, head, map, &total, dest);
+    if (r == VXR_OK) dest->attr_size = map->rgba ? 4 : 1;
     free(map);
     if (r != VXR_OK) {
         vxr_scene_src_free(dest);
         return r;
     }
-    dest->attr_size = paletted ? 1 : 4;
     return VXR_OK;
 }
 
@@ -195,10 +184,7 @@ static void qb_cell(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) 
     vxr_place_cell(m->R, m->t, v, w);
     const int64_t c[3] = {-w[0] - 1, w[2], w[1]};
     if (!m->grid) {
-        for (int k = 0; k < 3; k++) {
-            if (c[k] < m->lo[k]) m->lo[k] = c[k];
-            if (c[k] > m->hi[k]) m->hi[k] = c[k];
-        }
+        vxr_box_grow(m->lo, m->hi, c);
         return;
     }
     const uint64_t nx = (uint64_t)(m->hi[0] - m->lo[0] + 1),

@@ -45,7 +45,9 @@ vxr_result vxr_scene_src_add_instance(vxr_scene_src *src, const vxr_instance *in
     return VXR_OK;
 }
 
-uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette) {
+/* The palette entry (1..255) of rgba, added to palette when new; 0 once
+ * 255 colours are taken and rgba is not one of them. */
+static uint32_t color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette) {
     uint32_t h = (rgba * 2654435761u) >> 23; /* open addressing, 512 slots */
     for (;; h = (h + 1) & 511) {
         if (m->index[h] == 0) {
@@ -59,12 +61,18 @@ uint32_t vxr_color_index(vxr_color_map *m, uint32_t rgba, uint32_t *palette) {
     }
 }
 
-void vxr_scene_src_unpalette(vxr_scene_src *src) {
+uint32_t vxr_color_attr(vxr_color_map *m, vxr_scene_src *src, uint32_t rgba) {
+    if (m->rgba) return rgba;
+    const uint32_t k = color_index(m, rgba, src->palette);
+    if (k) return k;
+    m->rgba = true;
     for (uint32_t i = 0; i < src->model_count; i++) {
-        vxr_model_src *m = &src->models[i];
-        for (size_t j = 0; j < m->count; j++) m->voxels[j].color = src->palette[m->voxels[j].color];
+        vxr_model_src *md = &src->models[i];
+        for (size_t j = 0; j < md->count; j++)
+            md->voxels[j].color = src->palette[md->voxels[j].color];
     }
     memset(src->palette, 0, sizeof src->palette);
+    return rgba;
 }
 
 vxr_result vxr_model_src_push(vxr_model_src *m, int32_t x, int32_t y, int32_t z, uint32_t color) {

@@ -31,31 +31,20 @@ vxr_result vxr_load_vl32(const uint8_t *data, size_t size, vxr_scene_src *dest, 
         m->capacity = n;
         if (!m->voxels) r = VXR_ERROR_MEMORY;
     }
-    int paletted = 1;
     for (size_t i = 0; r == VXR_OK && i < n; i++) {
         const uint8_t *p = data + i * RECORD;
         uint32_t argb = vxr_get_be32(p + 12);
         if ((argb >> 24) == 0) continue;
-        uint32_t c = argb_to_rgba(argb);
-        if (paletted) {
-            uint32_t k = vxr_color_index(map, c, dest->palette);
-            if (k == 0) {
-                /* More than 255 colours: fall back to RGBA8 for every voxel. */
-                paletted = 0;
-                vxr_scene_src_unpalette(dest);
-            } else {
-                c = k;
-            }
-        }
+        const uint32_t c = vxr_color_attr(map, dest, argb_to_rgba(argb));
         m->voxels[m->count++] = (vxr_voxel){(int32_t)vxr_get_be32(p), (int32_t)vxr_get_be32(p + 4),
                                             (int32_t)vxr_get_be32(p + 8), c};
     }
+    if (map && r == VXR_OK) dest->attr_size = map->rgba ? 4 : 1;
     free(map);
     if (r != VXR_OK) {
         vxr_scene_src_free(dest);
         return vxr_fail(err, r, "out of memory reading %zu records", n);
     }
-    dest->attr_size = paletted ? 1 : 4;
     vxr_instance in = {0, 0, vxr_transform_identity(), INFINITY};
     r = vxr_scene_src_add_instance(dest, &in);
     if (r != VXR_OK) {

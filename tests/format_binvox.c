@@ -52,13 +52,7 @@ static void test_binvox_real_file(void) {
 }
 
 static void rejects(const char *bytes, size_t n, vxr_result want, const char *what) {
-    vxr_scene_src src;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_load_binvox((const uint8_t *)bytes, n, &src, &err);
-    if (r != want) fprintf(stderr, "  %s: got %d, message %s\n", what, (int)r, err.message);
-    CHECK(r == want);
-    CHECK(err.message[0] != 0);
-    CHECK(src.models == NULL && src.instances == NULL && src.model_count == 0);
+    check_rejects(vxr_load_binvox, (const uint8_t *)bytes, n, want, what);
 }
 
 static void test_binvox_hostile(void) {

@@ -47,13 +47,7 @@ static void test_cub_hand_made(void) {
 }
 
 static void rejects(const uint8_t *d, size_t n, const char *what) {
-    vxr_scene_src src;
-    vxr_error err = {{0}};
-    vxr_result r = vxr_load_cub(d, n, &src, &err);
-    if (r != VXR_ERROR_FORMAT) fprintf(stderr, "  %s (%zu bytes): got %d\n", what, n, (int)r);
-    CHECK(r == VXR_ERROR_FORMAT);
-    CHECK(err.message[0] != 0);
-    CHECK(src.models == NULL && src.instances == NULL && src.model_count == 0);
+    check_rejects(vxr_load_cub, d, n, VXR_ERROR_FORMAT, what);
 }
 
 static void test_cub_hostile(void) {

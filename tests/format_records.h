@@ -45,4 +45,18 @@ static inline void check_stems_match_vox(const char *ext) {
     }
 }
 
+/* load refuses d[0..n) with want, says why, and leaves its source empty. */
+static inline void check_rejects(vxr_result (*load)(const uint8_t *, size_t, vxr_scene_src *,
+                                                    vxr_error *),
+                                 const uint8_t *d, size_t n, vxr_result want, const char *what) {
+    vxr_scene_src src;
+    vxr_error err = {{0}};
+    vxr_result r = load(d, n, &src, &err);
+    if (r != want)
+        fprintf(stderr, "  %s (%zu bytes): got %d, message %s\n", what, n, (int)r, err.message);
+    CHECK(r == want);
+    CHECK(err.message[0] != 0);
+    CHECK(src.models == NULL && src.instances == NULL && src.model_count == 0);
+}
+
 #endif
