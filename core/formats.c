@@ -150,6 +150,10 @@ static const vxr_format formats[] = {
      VXR_BINVOX_MAX_BYTES, NULL},
     {"CubeWorld", ".cub", NULL, 0, vxr_load_cub, NULL, NULL, VXR_CUB_MAX_BYTES, NULL},
     {"Qubicle", ".qb", NULL, 0, vxr_load_qb, NULL, vxr_save_qb, VXR_QB_MAX_BYTES, NULL},
+    {"Build engine", ".kvx", NULL, 0, vxr_load_kvx, NULL, NULL, VXR_KVX_MAX_BYTES, NULL},
+    {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
+    /* after MagicaVoxel's: a .vox without its magic */
+    {"SLAB6", ".vox", NULL, 0, vxr_load_slab6_vox, NULL, NULL, VXR_SLAB6_MAX_BYTES, NULL},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };
 
@@ -182,14 +186,22 @@ const vxr_format *vxr_format_for_output(const char *path) {
     return NULL;
 }
 
+/* Whether formats[i] is listed: writable when that is asked, and the first
+ * of its extension (two formats share .vox). */
+static bool listed_format(size_t i, bool writable) {
+    for (size_t k = 0; k < i; k++)
+        if (!strcmp(formats[k].extension, formats[i].extension)) return false;
+    return !writable || formats[i].save;
+}
+
 /* "a, b or c" of the extensions of the formats with (writable) or without
  * that condition. */
 static void list_extensions(bool writable, char *dest, size_t size) {
     size_t n = 0, listed = 0, total = 0;
-    for (size_t i = 0; i < FORMATS; i++) total += !writable || formats[i].save;
+    for (size_t i = 0; i < FORMATS; i++) total += listed_format(i, writable);
     dest[0] = 0;
     for (size_t i = 0; i < FORMATS && n < size; i++) {
-        if (writable && !formats[i].save) continue;
+        if (!listed_format(i, writable)) continue;
         const char *sep = listed == 0 ? "" : listed + 1 == total ? " or " : ", ";
         n += (size_t)snprintf(dest + n, size - n, "%s%s", sep, formats[i].extension);
         listed++;
@@ -241,7 +253,7 @@ static vxr_result read_scene_file(const char *path, uint8_t **data, size_t *size
 }
 
 static vxr_result unknown_format(vxr_error *err) {
-    char list[128];
+    char list[160];
     list_extensions(false, list, sizeof list);
     return vxr_fail(err, VXR_ERROR_FORMAT,
                     "unknown format (expected a %s file, or @demo, @menger:L, @terrain:N, "

@@ -174,6 +174,10 @@ static inline uint32_t vxr_get32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static inline uint32_t vxr_get16(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
 /* A growing byte buffer for the writers (.vox, .qb): appends, with a
  * sticky failure when memory runs out (core/output.c). */
 typedef struct vxr_bytes {

@@ -71,6 +71,19 @@ VXR_API vxr_result vxr_save_binvox(const vxr_scene *scene, uint8_t **data, size_
  * palette, more keep RGBA8. */
 VXR_API vxr_result vxr_load_cub(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                 vxr_error *err);
+/* Ken Silverman's formats (core/kvx.c): the Build engine's .kvx (first mip
+ * level), Slab6 and Voxlap's .kv6, and SLAB6's raw .vox (no magic, told
+ * from MagicaVoxel's by its "VOX " and SLAB6's exact size). One model and
+ * one instance. Build's axes (x east, y south, z down) turned half about x:
+ * the file's (x, y, z) is vxr's (x, ysiz-1-y, zsiz-1-z); the origin is the
+ * file's pivot rounded to a cell corner (SLAB6's .vox: its cells). .kvx and
+ * .kv6 hold surface voxels only, as their tools write them. */
+VXR_API vxr_result vxr_load_kvx(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
+VXR_API vxr_result vxr_load_kv6(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
+VXR_API vxr_result vxr_load_slab6_vox(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                      vxr_error *err);
 /* vxr's own octree file; everything is validated, nothing is rebuilt.
  * Instance rotations must be signed axis permutations (core/vxo.c). */
 VXR_API vxr_result vxr_load_vxo(const uint8_t *data, size_t size, vxr_scene **dest, vxr_error *err);
@@ -177,6 +190,9 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_QB_MAX_BYTES     (1ull << 30) /* 1 GiB */
 #define VXR_BINVOX_MAX_BYTES (1ull << 30) /* 1 GiB */
 #define VXR_CUB_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_KVX_MAX_BYTES    (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
+#define VXR_KV6_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_SLAB6_MAX_BYTES  (1ull << 30) /* 1 GiB */
 /* The runs of a .qb or .binvox can name many cells in few bytes: their
  * solid voxels are bounded apart (2^27, what a .vl32 at its byte limit
  * holds). */
