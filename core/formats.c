@@ -150,6 +150,13 @@ static const vxr_format formats[] = {
      VXR_BINVOX_MAX_BYTES, NULL},
     {"CubeWorld", ".cub", NULL, 0, vxr_load_cub, NULL, NULL, VXR_CUB_MAX_BYTES, NULL},
     {"Qubicle", ".qb", NULL, 0, vxr_load_qb, NULL, vxr_save_qb, VXR_QB_MAX_BYTES, NULL},
+    {"Qubicle Binary Tree", ".qbt", "QB 2", 4, vxr_load_qbt, NULL, NULL, VXR_QBT_MAX_BYTES, NULL},
+    {"Qubicle project", ".qbcl", "QBCL", 4, vxr_load_qbcl, NULL, NULL, VXR_QBT_MAX_BYTES, NULL},
+    {"Goxel", ".gox", "GOX ", 4, vxr_load_gox, NULL, NULL, VXR_GOX_MAX_BYTES, NULL},
+    {"Westwood", ".vxl", "Voxel Animation", 16, vxr_load_westwood_vxl, NULL, NULL,
+     VXR_VXL_MAX_BYTES, NULL},
+    /* after Westwood's: a .vxl without its magic */
+    {"Ace of Spades", ".vxl", NULL, 0, vxr_load_aos_vxl, NULL, NULL, VXR_VXL_MAX_BYTES, NULL},
     {"Build engine", ".kvx", NULL, 0, vxr_load_kvx, NULL, NULL, VXR_KVX_MAX_BYTES, NULL},
     {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
     /* after MagicaVoxel's: a .vox without its magic */
@@ -176,7 +183,9 @@ const vxr_format *vxr_format_detect(const char *path, const uint8_t *data, size_
             !memcmp(data, formats[i].magic, formats[i].magic_size))
             return &formats[i];
     for (size_t i = 0; i < FORMATS; i++)
-        if (!formats[i].magic && has_extension(path, formats[i].extension)) return &formats[i];
+        if (!formats[i].magic && (formats[i].load || formats[i].load_src) &&
+            has_extension(path, formats[i].extension))
+            return &formats[i];
     return NULL;
 }
 
@@ -191,7 +200,7 @@ const vxr_format *vxr_format_for_output(const char *path) {
 static bool listed_format(size_t i, bool writable) {
     for (size_t k = 0; k < i; k++)
         if (!strcmp(formats[k].extension, formats[i].extension)) return false;
-    return !writable || formats[i].save;
+    return writable ? formats[i].save != NULL : formats[i].load || formats[i].load_src;
 }
 
 /* "a, b or c" of the extensions of the formats with (writable) or without

@@ -192,6 +192,54 @@ static inline void vxr_bytes_put32(vxr_bytes *o, uint32_t v) {
     vxr_bytes_put(o, b, 4);
 }
 
+/* A reader over a file's bytes (.qb, .qbt, .qbcl): vxr_cursor_need fails,
+ * naming what and the byte, when fewer than n bytes are left (core/qb.c). */
+typedef struct vxr_cursor {
+    const uint8_t *data;
+    size_t size, at;
+    vxr_error *err;
+} vxr_cursor;
+vxr_result vxr_cursor_need(vxr_cursor *c, size_t n, const char *what);
+/* The next little-endian uint32; the caller has made sure of the bytes. */
+static inline uint32_t vxr_cursor_u32(vxr_cursor *c) {
+    const uint32_t v = vxr_get32(c->data + c->at);
+    c->at += 4;
+    return v;
+}
+
+/* A Qubicle matrix being read (.qb, .qbt, .qbcl; core/qb.c): one model,
+ * then one instance at its least vxr cell. Qubicle is Y-up; a right-handed
+ * matrix's cell (x, y, z) is vxr's (x, -z-1, y), a left-handed one's
+ * (-x-1, z, y). */
+typedef struct vxr_qb_matrix {
+    uint32_t model;
+    bool right;
+    int64_t pos[3], corner[3];
+} vxr_qb_matrix;
+/* Adds the model of a matrix of n cells at pos (the file's axes); fails
+ * (err names `where`) when it leaves vxr's coordinate range of +-2^20. */
+vxr_result vxr_qb_matrix_begin(vxr_scene_src *dest, bool right, const int64_t pos[3],
+                               const uint32_t n[3], const char *where, vxr_qb_matrix *m,
+                               vxr_error *err);
+/* Pushes the matrix's cell (x, y, z) (from its corner); VXR_ERROR_MEMORY
+ * without a message. */
+vxr_result vxr_qb_matrix_put(vxr_scene_src *dest, const vxr_qb_matrix *m, uint64_t x, uint64_t y,
+                             uint64_t z, uint32_t color);
+/* Adds the matrix's instance, hidden or not. */
+vxr_result vxr_qb_matrix_end(vxr_scene_src *dest, const vxr_qb_matrix *m, bool hidden,
+                             vxr_error *err);
+
+/* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
+const uint32_t *vxr_vox_default_palette(void);
+
+/* zlib (gzip false) or gzip (true) data src[0..n) inflated into a new
+ * malloc'd buffer (*out, *out_n) of at most max bytes (core/inflate.c,
+ * the system's zlib). On failure nothing is kept and *why says what went
+ * wrong: VXR_ERROR_FORMAT (bad or cut data, or more than max bytes),
+ * VXR_ERROR_LIMIT or VXR_ERROR_MEMORY. */
+vxr_result vxr_inflate(const uint8_t *src, size_t n, bool gzip, size_t max, uint8_t **out,
+                       size_t *out_n, const char **why);
+
 /* Big-endian ones (.vl32). */
 static inline void vxr_put_be32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);

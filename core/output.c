@@ -291,7 +291,7 @@ void vxr_output_abort(vxr_output *o) {
 }
 
 void vxr_bytes_put(vxr_bytes *o, const void *data, size_t n) {
-    if (o->failed) return;
+    if (o->failed || n == 0) return;
     if (n > o->cap - o->n) {
         size_t cap = o->cap ? o->cap : 4096;
         while (cap - o->n < n) {

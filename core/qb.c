@@ -31,73 +31,88 @@ static void to_vxr(bool right, int64_t x, int64_t y, int64_t z, int64_t out[3]) 
     out[2] = y;
 }
 
-typedef struct qb_reader {
-    const uint8_t *data;
-    size_t size, at;
-    vxr_error *err;
-} qb_reader;
-
-static vxr_result need(qb_reader *q, size_t n, const char *what) {
-    if (q->size - q->at >= n) return VXR_OK;
-    return vxr_fail(q->err, VXR_ERROR_FORMAT, "truncated: %s at byte %zu needs %zu bytes, %zu left",
-                    what, q->at, n, q->size - q->at);
+vxr_result vxr_cursor_need(vxr_cursor *c, size_t n, const char *what) {
+    if (c->size - c->at >= n) return VXR_OK;
+    return vxr_fail(c->err, VXR_ERROR_FORMAT, "truncated: %s at byte %zu needs %zu bytes, %zu left",
+                    what, c->at, n, c->size - c->at);
 }
 
-static uint32_t next32(qb_reader *q) {
-    uint32_t v = vxr_get32(q->data + q->at);
-    q->at += 4;
-    return v;
-}
-
-/* Reads matrix `index` into a new model and its instance. */
-static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[6],
-                              vxr_color_map *map, uint64_t *total, vxr_scene_src *dest) {
-    vxr_result r;
-    if ((r = need(q, 1, "matrix name length")) != VXR_OK) return r;
-    size_t name = q->data[q->at++];
-    if ((r = need(q, name + 24, "matrix name, size and position")) != VXR_OK) return r;
-    q->at += name;
-    const size_t header_at = q->at;
-    uint32_t n[3];
-    int32_t pos[3];
-    for (int k = 0; k < 3; k++) n[k] = next32(q);
-    for (int k = 0; k < 3; k++) pos[k] = (int32_t)next32(q);
+vxr_result vxr_qb_matrix_begin(vxr_scene_src *dest, bool right, const int64_t pos[3],
+                               const uint32_t n[3], const char *where, vxr_qb_matrix *m,
+                               vxr_error *err) {
     const int64_t limit = 1 << 20; /* vxr's coordinate range */
     for (int k = 0; k < 3; k++)
         if (n[k] == 0 || n[k] > (uint32_t)limit || pos[k] < -limit ||
             pos[k] > limit - (int64_t)n[k])
-            return vxr_fail(q->err, VXR_ERROR_FORMAT,
-                            "matrix %u (byte %zu): size %u x %u x %u at %d, %d, %d is outside "
-                            "the coordinate range of +-2^20",
-                            index, header_at, n[0], n[1], n[2], pos[0], pos[1], pos[2]);
-    const uint64_t cells = (uint64_t)n[0] * n[1] * n[2];
-    const bool compressed = head[3] != 0, bgra = head[1] != 0, right = head[2] != 0;
-    if (!compressed && cells > (q->size - q->at) / 4)
-        return vxr_fail(q->err, VXR_ERROR_FORMAT,
-                        "truncated: matrix %u (byte %zu) has %llu cells, %zu bytes left", index,
-                        header_at, (unsigned long long)cells, q->size - q->at);
-    uint32_t model;
-    if ((r = vxr_scene_src_add_model(dest, &model)) != VXR_OK)
-        return vxr_fail(q->err, r, "out of memory");
-    vxr_model_src *m = &dest->models[model];
+            return vxr_fail(err, VXR_ERROR_FORMAT,
+                            "%s: size %u x %u x %u at %lld, %lld, %lld is outside the coordinate "
+                            "range of +-2^20",
+                            where, n[0], n[1], n[2], (long long)pos[0], (long long)pos[1],
+                            (long long)pos[2]);
+    m->right = right;
+    for (int k = 0; k < 3; k++) m->pos[k] = pos[k];
     /* The model's cells are relative to its least vxr cell, where the
      * instance puts them. */
-    int64_t corner[3], far[3];
-    to_vxr(right, pos[0], pos[1], pos[2], corner);
-    to_vxr(right, pos[0] + (int64_t)n[0] - 1, pos[1] + (int64_t)n[1] - 1,
-           pos[2] + (int64_t)n[2] - 1, far);
-    for (int k = 0; k < 3; k++) corner[k] = corner[k] < far[k] ? corner[k] : far[k];
+    int64_t far[3];
+    to_vxr(right, pos[0], pos[1], pos[2], m->corner);
+    to_vxr(right, pos[0] + n[0] - 1, pos[1] + n[1] - 1, pos[2] + n[2] - 1, far);
+    for (int k = 0; k < 3; k++) m->corner[k] = m->corner[k] < far[k] ? m->corner[k] : far[k];
+    vxr_result r = vxr_scene_src_add_model(dest, &m->model);
+    return r == VXR_OK ? VXR_OK : vxr_fail(err, r, "out of memory");
+}
+
+vxr_result vxr_qb_matrix_put(vxr_scene_src *dest, const vxr_qb_matrix *m, uint64_t x, uint64_t y,
+                             uint64_t z, uint32_t color) {
+    int64_t v[3];
+    to_vxr(m->right, m->pos[0] + (int64_t)x, m->pos[1] + (int64_t)y, m->pos[2] + (int64_t)z, v);
+    return vxr_model_src_push(&dest->models[m->model], (int32_t)(v[0] - m->corner[0]),
+                              (int32_t)(v[1] - m->corner[1]), (int32_t)(v[2] - m->corner[2]),
+                              color);
+}
+
+vxr_result vxr_qb_matrix_end(vxr_scene_src *dest, const vxr_qb_matrix *m, bool hidden,
+                             vxr_error *err) {
+    vxr_instance in = {m->model, hidden ? VXR_INSTANCE_HIDDEN : 0, vxr_transform_identity(),
+                       INFINITY};
+    for (int k = 0; k < 3; k++) in.transform.translation[k] = (float)m->corner[k];
+    vxr_result r = vxr_scene_src_add_instance(dest, &in);
+    return r == VXR_OK ? VXR_OK : vxr_fail(err, r, "out of memory");
+}
+
+/* Reads matrix `index` into a new model and its instance. */
+static vxr_result read_matrix(vxr_cursor *q, uint32_t index, const uint32_t head[6],
+                              vxr_color_map *map, uint64_t *total, vxr_scene_src *dest) {
+    vxr_result r;
+    if ((r = vxr_cursor_need(q, 1, "matrix name length")) != VXR_OK) return r;
+    size_t name = q->data[q->at++];
+    if ((r = vxr_cursor_need(q, name + 24, "matrix name, size and position")) != VXR_OK) return r;
+    q->at += name;
+    const size_t header_at = q->at;
+    uint32_t n[3];
+    int64_t pos[3];
+    for (int k = 0; k < 3; k++) n[k] = vxr_cursor_u32(q);
+    for (int k = 0; k < 3; k++) pos[k] = (int32_t)vxr_cursor_u32(q);
+    char where[64];
+    snprintf(where, sizeof where, "matrix %u (byte %zu)", index, header_at);
+    const uint64_t cells = (uint64_t)n[0] * n[1] * n[2];
+    const bool compressed = head[3] != 0, bgra = head[1] != 0, right = head[2] != 0;
+    vxr_qb_matrix m;
+    if ((r = vxr_qb_matrix_begin(dest, right, pos, n, where, &m, q->err)) != VXR_OK) return r;
+    if (!compressed && cells > (q->size - q->at) / 4)
+        return vxr_fail(q->err, VXR_ERROR_FORMAT, "truncated: %s has %llu cells, %zu bytes left",
+                        where, (unsigned long long)cells, q->size - q->at);
     for (uint32_t z = 0; z < n[2]; z++) {
         uint64_t cell = 0; /* x + n.x * y within the slice */
         for (;;) {
             if (!compressed && cell == (uint64_t)n[0] * n[1]) break;
-            if ((r = need(q, 4, compressed ? "run-length code" : "cell")) != VXR_OK) return r;
-            uint32_t c = next32(q), count = 1;
+            if ((r = vxr_cursor_need(q, 4, compressed ? "run-length code" : "cell")) != VXR_OK)
+                return r;
+            uint32_t c = vxr_cursor_u32(q), count = 1;
             if (compressed && c == NEXTSLICEFLAG) break;
             if (compressed && c == CODEFLAG) {
-                if ((r = need(q, 8, "run")) != VXR_OK) return r;
-                count = next32(q);
-                c = next32(q);
+                if ((r = vxr_cursor_need(q, 8, "run")) != VXR_OK) return r;
+                count = vxr_cursor_u32(q);
+                c = vxr_cursor_u32(q);
             }
             if (count > (uint64_t)n[0] * n[1] - cell)
                 return vxr_fail(q->err, VXR_ERROR_FORMAT,
@@ -116,30 +131,21 @@ static vxr_result read_matrix(qb_reader *q, uint32_t index, const uint32_t head[
             const uint32_t color = vxr_color_attr(map, dest,
                                                   bgra ? vxr_rgba(c >> 16, c >> 8, c, 255)
                                                        : vxr_rgba(c, c >> 8, c >> 16, 255));
-            for (uint32_t i = 0; i < count; i++, cell++) {
-                int64_t v[3];
-                to_vxr(right, pos[0] + (int64_t)(cell % n[0]), pos[1] + (int64_t)(cell / n[0]),
-                       pos[2] + (int64_t)z, v);
-                r = vxr_model_src_push(m, (int32_t)(v[0] - corner[0]), (int32_t)(v[1] - corner[1]),
-                                       (int32_t)(v[2] - corner[2]), color);
-                if (r != VXR_OK) return vxr_fail(q->err, r, "out of memory");
-            }
+            for (uint32_t i = 0; i < count; i++, cell++)
+                if (vxr_qb_matrix_put(dest, &m, cell % n[0], cell / n[0], z, color) != VXR_OK)
+                    return vxr_fail(q->err, VXR_ERROR_MEMORY, "out of memory");
         }
     }
-    vxr_instance in = {model, 0, vxr_transform_identity(), INFINITY};
-    for (int k = 0; k < 3; k++) in.transform.translation[k] = (float)corner[k];
-    if ((r = vxr_scene_src_add_instance(dest, &in)) != VXR_OK)
-        return vxr_fail(q->err, r, "out of memory");
-    return VXR_OK;
+    return vxr_qb_matrix_end(dest, &m, false, q->err);
 }
 
 vxr_result vxr_load_qb(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
     vxr_scene_src_init(dest, 1);
-    qb_reader q = {data, size, 0, err};
-    vxr_result r = need(&q, HEADER, "header");
+    vxr_cursor q = {data, size, 0, err};
+    vxr_result r = vxr_cursor_need(&q, HEADER, "header");
     if (r != VXR_OK) return r;
     uint32_t head[6];
-    for (int i = 0; i < 6; i++) head[i] = next32(&q);
+    for (int i = 0; i < 6; i++) head[i] = vxr_cursor_u32(&q);
     static const char *const flag[] = {"colour format", "z-axis orientation", "compression flag",
                                        "visibility mask flag"};
     for (int i = 1; i <= 4; i++)

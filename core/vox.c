@@ -23,6 +23,10 @@ static const uint32_t default_palette[256] = {
 #include "vox_palette.inc"
 };
 
+const uint32_t *vxr_vox_default_palette(void) {
+    return default_palette;
+}
+
 /* A tree visits each node once; a file that names a node from several
  * parents (a DAG) expands exponentially, so such sharing gets a budget of
  * SHARED_VISITS visits beyond the node count. */

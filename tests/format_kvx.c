@@ -9,18 +9,6 @@
 #include "vxr_test.h"
 #include "format_records.h"
 
-static vxr_scene *load_file(const char *path) {
-    vxr_scene *s = NULL;
-    vxr_error err = {{0}};
-    CHECK(vxr_scene_load(path, &s, &err) == VXR_OK);
-    if (!s) fprintf(stderr, "  %s: %s\n", path, err.message);
-    return s;
-}
-
-static int32_t rec(const uint8_t *r, int k) {
-    return (int32_t)vxr_get_be32(r + 4 * k);
-}
-
 /* The record of cell (x, y, z) among n sorted ones, or NULL. */
 static const uint8_t *find(const uint8_t *r, size_t n, int32_t x, int32_t y, int32_t z) {
     uint8_t key[16] = {0};
@@ -54,7 +42,7 @@ static void test_slab6_trio(void) {
     uint8_t *surface = malloc(16 * nc);
     for (size_t i = 0; i < nc; i++) {
         const uint8_t *r = c + 16 * i;
-        const int32_t x = rec(r, 0), y = rec(r, 1), z = rec(r, 2);
+        const int32_t x = record_coord(r, 0), y = record_coord(r, 1), z = record_coord(r, 2);
         const bool inside = find(c, nc, x + 1, y, z) && find(c, nc, x - 1, y, z) &&
                             find(c, nc, x, y + 1, z) && find(c, nc, x, y - 1, z) &&
                             find(c, nc, x, y, z + 1) && find(c, nc, x, y, z - 1);
@@ -149,14 +137,6 @@ static void test_kvx_hand_made(void) {
 static void rejects(vxr_result (*load)(const uint8_t *, size_t, vxr_scene_src *, vxr_error *),
                     const uint8_t *d, size_t n, const char *what) {
     check_rejects(load, d, n, VXR_ERROR_FORMAT, what);
-}
-
-static uint8_t *read_data(const char *name, size_t *size) {
-    char path[512];
-    snprintf(path, sizeof path, VXR_TEST_DATA "/%s", name);
-    uint8_t *d = NULL;
-    CHECK(vxr_read_file(path, &d, size, NULL) == VXR_OK);
-    return d;
 }
 
 static void test_kvx_hostile(void) {

@@ -1,29 +1,28 @@
 #!/bin/sh
 # Runs each fuzz target for SECONDS (default 45) with its dictionary
 # (tests/fuzz/<dict>.dict) over its seed corpus: the small files kept in
-# tests/fuzz/corpus/<target>/, plus for fuzz_vox and fuzz_vox_pick the .vox
-# files of tests/data, for fuzz_vl32 its .vl32 files, for fuzz_qb its .qb
-# files, for fuzz_binvox its .binvox files, for fuzz_cub its .cub files,
-# for fuzz_kvx and fuzz_kv6 its .kvx and .kv6 files, for fuzz_slab6 its
-# SLAB6 .vox, and for fuzz_vxo
-# .vxo files written by `vxr convert` from tests/data when BUILD has the
-# tool. New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs).
-# Exits non-zero when any fuzzer finds a crash, a leak, undefined
-# behaviour or a timeout; the reproducer is left in BUILD/fuzz/artifacts.
+# tests/fuzz/corpus/<target>/, plus the files of tests/data its loader
+# reads (fuzz_vox and fuzz_vox_pick: .vox; fuzz_westwood: .vxl; fuzz_slab6:
+# SLAB6's .vox; the others their own extension), and for fuzz_vxo .vxo
+# files written by `vxr convert` from tests/data when BUILD has the tool.
+# New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs). Exits
+# non-zero when any fuzzer finds a crash, a leak, undefined behaviour or a
+# timeout; the reproducer is left in BUILD/fuzz/artifacts.
 #
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
-# BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub kvx kv6 slab6 vxo spec
-# vox_pick edit scene text, the default being all) pick a subset. FUZZ_RUNS=N runs each
-# target for N executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs
-# N fuzzing processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps
-# the input size (longer seeds are cut), for long runs at a steadier speed.
+# BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub qbt qbcl
+# gox westwood aos kvx kv6 slab6 vxo spec vox_pick edit scene text, the
+# default being all) pick a subset. FUZZ_RUNS=N runs each target for N
+# executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs N fuzzing
+# processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps the input
+# size (longer seeds are cut), for long runs at a steadier speed.
 set -u
 seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox cub kvx kv6 slab6 vxo spec vox_pick edit scene text}
+targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos kvx kv6 slab6 vxo spec vox_pick edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -58,6 +57,10 @@ for name in $targets; do
     qb) cp "$data"/*.qb "$work/seeds/qb/" ;;
     binvox) cp "$data"/*.binvox "$work/seeds/binvox/" ;;
     cub) cp "$data"/*.cub "$work/seeds/cub/" ;;
+    qbt) cp "$data"/*.qbt "$work/seeds/qbt/" ;;
+    qbcl) cp "$data"/*.qbcl "$work/seeds/qbcl/" ;;
+    gox) cp "$data"/*.gox "$work/seeds/gox/" ;;
+    westwood) cp "$data"/*.vxl "$work/seeds/westwood/" ;;
     kvx) cp "$data"/*.kvx "$work/seeds/kvx/" ;;
     kv6) cp "$data"/*.kv6 "$work/seeds/kv6/" ;;
     slab6) cp "$data"/vengi__slab6_vox_test.vox "$work/seeds/slab6/" ;;

@@ -71,6 +71,33 @@ VXR_API vxr_result vxr_save_binvox(const vxr_scene *scene, uint8_t **data, size_
  * palette, more keep RGBA8. */
 VXR_API vxr_result vxr_load_cub(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                 vxr_error *err);
+/* Qubicle's tree formats (core/qbt.c): the exchange format .qbt ("QB 2")
+ * and the project format .qbcl ("QBCL"), zlib-compressed matrices in a
+ * node tree. Every matrix one model and one instance, Y-up left-handed as
+ * .qb's: its cell (x, y, z) is vxr's (-x-1, z, y); .qbt positions are
+ * relative to the parent node. A .qbcl's hidden matrices are hidden
+ * instances. At most VXR_RLE_MAX_VOXELS cells per matrix. */
+VXR_API vxr_result vxr_load_qbt(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
+VXR_API vxr_result vxr_load_qbcl(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                 vxr_error *err);
+/* Goxel .gox version 2 (core/gox.c): every layer with blocks one model and
+ * one instance (hidden with its layer); Z-up right-handed as vxr, cells at
+ * their block corners plus their place in the block. Clone layers and
+ * layer matrices are not read. At most VXR_RLE_MAX_VOXELS voxels placed. */
+VXR_API vxr_result vxr_load_gox(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
+/* The two .vxl formats (core/vxl.c). Westwood's voxel models ("Voxel
+ * Animation"): every limb one model and one instance at its min bound
+ * (rounded), Z-up as vxr; an all-zero palette (the game's) becomes
+ * MagicaVoxel's default. Ace of Spades maps (512 x 512 x 64, no magic: a
+ * .vxl without Westwood's is one when its columns fill it exactly): one
+ * model of every solid cell, Voxlap's axes as .kvx's: (x, 511-y, 63-z);
+ * cells without a colour take the one above them. */
+VXR_API vxr_result vxr_load_westwood_vxl(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                         vxr_error *err);
+VXR_API vxr_result vxr_load_aos_vxl(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                    vxr_error *err);
 /* Ken Silverman's formats (core/kvx.c): the Build engine's .kvx (first mip
  * level), Slab6 and Voxlap's .kv6, and SLAB6's raw .vox (no magic, told
  * from MagicaVoxel's by its "VOX " and SLAB6's exact size). One model and
@@ -190,6 +217,9 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_QB_MAX_BYTES     (1ull << 30) /* 1 GiB */
 #define VXR_BINVOX_MAX_BYTES (1ull << 30) /* 1 GiB */
 #define VXR_CUB_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_QBT_MAX_BYTES    (1ull << 30) /* 1 GiB, .qbt and .qbcl */
+#define VXR_GOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_VXL_MAX_BYTES    (1ull << 28) /* 256 MiB, both .vxl */
 #define VXR_KVX_MAX_BYTES    (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
 #define VXR_KV6_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_SLAB6_MAX_BYTES  (1ull << 30) /* 1 GiB */
@@ -198,8 +228,9 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
  * holds). */
 #define VXR_RLE_MAX_VOXELS (1ull << 27)
 
-/* One file format. Exactly one of load_src (voxel lists, built afterwards)
- * and load (a built scene) is set; save is NULL when vxr cannot write it. */
+/* One file format. At most one of load_src (voxel lists, built afterwards)
+ * and load (a built scene) is set, neither for the meshes vxr only writes
+ * (.glb, .gltf, .obj, .ply); save is NULL when vxr cannot write it. */
 typedef struct vxr_format {
     const char *name;      /* "MagicaVoxel", ... */
     const char *extension; /* ".vox", lower case */
