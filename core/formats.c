@@ -161,6 +161,11 @@ static const vxr_format formats[] = {
     {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
     /* after MagicaVoxel's: a .vox without its magic */
     {"SLAB6", ".vox", NULL, 0, vxr_load_slab6_vox, NULL, NULL, VXR_SLAB6_MAX_BYTES, NULL},
+    /* meshes: written only (vxr/mesh.h) */
+    {"glTF binary", ".glb", NULL, 0, NULL, NULL, vxr_save_glb, 0, NULL},
+    {"glTF", ".gltf", NULL, 0, NULL, NULL, vxr_save_gltf, 0, NULL},
+    {"Wavefront OBJ", ".obj", NULL, 0, NULL, NULL, vxr_save_obj, 0, NULL},
+    {"PLY", ".ply", NULL, 0, NULL, NULL, vxr_save_ply, 0, NULL},
 };
 enum { FORMATS = sizeof formats / sizeof formats[0] };
 

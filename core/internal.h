@@ -229,6 +229,12 @@ vxr_result vxr_qb_matrix_put(vxr_scene_src *dest, const vxr_qb_matrix *m, uint64
 vxr_result vxr_qb_matrix_end(vxr_scene_src *dest, const vxr_qb_matrix *m, bool hidden,
                              vxr_error *err);
 
+/* The format table's mesh writers (core/mesh_write.c): greedy meshes. */
+vxr_result vxr_save_glb(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
+vxr_result vxr_save_gltf(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
+vxr_result vxr_save_obj(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
+vxr_result vxr_save_ply(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
+
 /* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
 const uint32_t *vxr_vox_default_palette(void);
 

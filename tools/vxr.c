@@ -16,7 +16,9 @@ static const command commands[] = {
     {"info", NULL, cmd_info,
      "SCENE [--json]          models, instances, voxels, bounds, octree size"},
     {"convert", NULL, cmd_convert,
-     "IN OUT               write OUT as .vxo (built octrees), .vox or .vl32"},
+     "IN OUT [--mesh greedy|cubes]\n"
+     "                               write OUT as .vxo (built octrees), .vox, .qb, .binvox,\n"
+     "                               .vl32, or a mesh: .glb, .gltf, .obj, .ply"},
     {"edit", NULL, cmd_edit,
      "SCENE --ops FILE --out OUT [--max-cells N] [--journal BYTES] [--json]\n"
      "                               apply FILE's voxel edits (set, clear, paint, box,\n"
