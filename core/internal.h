@@ -235,6 +235,39 @@ vxr_result vxr_save_gltf(const vxr_scene *s, uint8_t **data, size_t *size, vxr_e
 vxr_result vxr_save_obj(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
 vxr_result vxr_save_ply(const vxr_scene *s, uint8_t **data, size_t *size, vxr_error *err);
 
+/* A tag of Minecraft's NBT (core/nbt.c): its type and payload
+ * data[at..end). vxr_nbt_root checks the whole tree (bounds, types, 512
+ * levels at most), so the walkers below trust what it accepted. */
+typedef struct vxr_nbt {
+    const uint8_t *data;
+    uint8_t type; /* 1 byte .. 12 long array; 10 compound, 9 list */
+    size_t at, end;
+} vxr_nbt;
+bool vxr_nbt_root(const uint8_t *data, size_t size, vxr_nbt *root);
+/* The next child of a compound (*cursor 0 at first) and its name. */
+bool vxr_nbt_next(const vxr_nbt *compound, size_t *cursor, vxr_nbt *child, const uint8_t **name,
+                  size_t *name_len);
+/* The child called name, when it has that type. */
+bool vxr_nbt_get(const vxr_nbt *compound, const char *name, uint8_t type, vxr_nbt *child);
+bool vxr_nbt_int(const vxr_nbt *compound, const char *name, int32_t *v);
+/* The element count of a list or array, a list's element type, the next
+ * element of a list, long i of a long array, a string's bytes. */
+uint32_t vxr_nbt_count(const vxr_nbt *array);
+uint8_t vxr_nbt_list_type(const vxr_nbt *list);
+bool vxr_nbt_list_next(const vxr_nbt *list, size_t *cursor, vxr_nbt *item);
+uint64_t vxr_nbt_long(const vxr_nbt *array, uint32_t i);
+const uint8_t *vxr_nbt_string(const vxr_nbt *s, size_t *len);
+
+/* A .litematic's NBT once unzipped (core/litematic.c; its fuzz target's
+ * entry, as a fuzzer cannot forge gzip's CRC). */
+vxr_result vxr_load_litematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,
+                                  vxr_error *err);
+
+/* A Minecraft block's colour (RGBA8) by its name (namespace optional), 0
+ * for air; *known is false where no rule of core/mc_blocks.c names it (it
+ * is then stone grey). */
+uint32_t vxr_mc_block_color(const uint8_t *name, size_t len, bool *known);
+
 /* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
 const uint32_t *vxr_vox_default_palette(void);
 

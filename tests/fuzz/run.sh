@@ -3,7 +3,8 @@
 # (tests/fuzz/<dict>.dict) over its seed corpus: the small files kept in
 # tests/fuzz/corpus/<target>/, plus the files of tests/data its loader
 # reads (fuzz_vox and fuzz_vox_pick: .vox; fuzz_westwood: .vxl; fuzz_slab6:
-# SLAB6's .vox; the others their own extension), and for fuzz_vxo .vxo
+# SLAB6's .vox; fuzz_litematic: .litematic unzipped, as it fuzzes the NBT
+# within; the others their own extension), and for fuzz_vxo .vxo
 # files written by `vxr convert` from tests/data when BUILD has the tool.
 # New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs). Exits
 # non-zero when any fuzzer finds a crash, a leak, undefined behaviour or a
@@ -12,7 +13,7 @@
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub qbt qbcl
-# gox westwood aos kvx kv6 slab6 vxo spec vox_pick edit scene text, the
+# gox westwood aos litematic kvx kv6 slab6 vxo spec vox_pick edit scene text, the
 # default being all) pick a subset. FUZZ_RUNS=N runs each target for N
 # executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs N fuzzing
 # processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps the input
@@ -22,7 +23,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos kvx kv6 slab6 vxo spec vox_pick edit scene text}
+targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos litematic kvx kv6 slab6 vxo spec vox_pick edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -61,6 +62,10 @@ for name in $targets; do
     qbcl) cp "$data"/*.qbcl "$work/seeds/qbcl/" ;;
     gox) cp "$data"/*.gox "$work/seeds/gox/" ;;
     westwood) cp "$data"/*.vxl "$work/seeds/westwood/" ;;
+    litematic)
+        for f in "$data"/*.litematic; do
+            gzip -dc "$f" > "$work/seeds/litematic/$(basename "$f" .litematic).nbt" || exit 2
+        done ;;
     kvx) cp "$data"/*.kvx "$work/seeds/kvx/" ;;
     kv6) cp "$data"/*.kv6 "$work/seeds/kv6/" ;;
     slab6) cp "$data"/vengi__slab6_vox_test.vox "$work/seeds/slab6/" ;;
