@@ -159,6 +159,8 @@ static const vxr_format formats[] = {
     {"Ace of Spades", ".vxl", NULL, 0, vxr_load_aos_vxl, NULL, NULL, VXR_VXL_MAX_BYTES, NULL},
     {"Litematica", ".litematic", NULL, 0, vxr_load_litematic, NULL, NULL,
      VXR_LITEMATIC_MAX_BYTES, NULL},
+    {"Schematic", ".schematic", NULL, 0, vxr_load_schematic, NULL, NULL,
+     VXR_LITEMATIC_MAX_BYTES, NULL},
     {"Build engine", ".kvx", NULL, 0, vxr_load_kvx, NULL, NULL, VXR_KVX_MAX_BYTES, NULL},
     {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
     /* after MagicaVoxel's: a .vox without its magic */

@@ -263,6 +263,11 @@ const uint8_t *vxr_nbt_string(const vxr_nbt *s, size_t *len);
 vxr_result vxr_load_litematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,
                                   vxr_error *err);
 
+/* A .schematic's NBT once unzipped (core/schematic.c; its fuzz target's
+ * entry). */
+vxr_result vxr_load_schematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,
+                                  vxr_error *err);
+
 /* A Minecraft block's colour (RGBA8) by its name (namespace optional), 0
  * for air; *known is false where no rule of core/mc_blocks.c names it (it
  * is then stone grey). */

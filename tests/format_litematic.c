@@ -1,10 +1,12 @@
-/* Litematica .litematic: the real file's blocks number its own metadata's
+/* Minecraft's formats. Litematica .litematic: the real file's blocks number its own metadata's
  * TotalBlocks and fill its EnclosingSize, every block of its palette named
  * by the colour table; a hand-made file (NBT written here, gzip by the
  * system's zlib) checks the cell order, indices straddling two longs, a
  * region of negative size and the axis turn; the colour table's rules by
  * name; hostile NBT (cuts, deep nesting, wrong types, bad indices) fails
- * cleanly. */
+ * cleanly. MCEdit's .schematic: a hand-made file of legacy ids named by
+ * their data values (wool, planks, logs, terracotta, concrete, stone
+ * kinds), AddBlocks, cuts and sizes that disagree with the arrays. */
 #include <string.h>
 #include <zlib.h>
 #include "internal.h" /* core/: NBT, the colour table, vxr_bytes */
@@ -288,5 +290,93 @@ static void test_hostile(void) {
     check_rejects(vxr_load_litematic, not_gzip, 4, VXR_ERROR_FORMAT, "not gzip");
 }
 
+/* ---- .schematic ---- */
+
+static void byte_array(vxr_bytes *o, const char *tag, const uint8_t *b, uint32_t n) {
+    put_name(o, 7, tag);
+    be32(o, n);
+    vxr_bytes_put(o, b, n);
+}
+
+static void short_tag(vxr_bytes *o, const char *tag, int v) {
+    put_name(o, 2, tag);
+    const uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    vxr_bytes_put(o, b, 2);
+}
+
+/* A 4 x 3 x 5 schematic: cell i holds case i % 9 of the table below (with
+ * AddBlocks when add is set: case 8 then reads as id 300, unknown). */
+static uint8_t *make_schematic(bool add, size_t *size, uint8_t *want, size_t *nw) {
+    static const struct {
+        uint8_t id, data;
+        const char *name; /* the modern name; NULL: air */
+    } cases[9] = {{0, 0, NULL},          {1, 3, "diorite"},           {5, 2, "birch_planks"},
+                  {35, 14, "red_wool"},  {17, 1, "spruce_log"},       {159, 11, "blue_terracotta"},
+                  {2, 0, "grass_block"}, {251, 15, "black_concrete"}, {44, 0, "stone_slab"}};
+    enum { W = 4, H = 3, L = 5, CELLS = W * H * L };
+    uint8_t ids[CELLS], data[CELLS], hi[(CELLS + 1) / 2] = {0};
+    for (int i = 0; i < CELLS; i++) {
+        const int c = i % 9;
+        ids[i] = cases[c].id;
+        data[i] = cases[c].data;
+        const char *name = cases[c].name;
+        if (add && c == 8) { /* id 44 + (1 << 8) = 300: no name */
+            hi[i / 2] |= (uint8_t)(i & 1 ? 1 : 0x10);
+            name = "no such block";
+        }
+        if (!name) continue;
+        bool known;
+        const uint32_t col = vxr_mc_block_color((const uint8_t *)name, strlen(name), &known);
+        const int x = i % W, z = i / W % L, y = i / (W * L);
+        uint8_t *q = want + 16 * (*nw)++;
+        vxr_put_be32(q, (uint32_t)x);
+        vxr_put_be32(q + 4, (uint32_t)(-z - 1));
+        vxr_put_be32(q + 8, (uint32_t)y);
+        vxr_put_be32(q + 12, 0xff000000u | (col & 255) << 16 | (col & 0xff00) | (col >> 16 & 255));
+    }
+    vxr_bytes o = {0};
+    put_name(&o, 10, "Schematic");
+    short_tag(&o, "Width", W);
+    short_tag(&o, "Height", H);
+    short_tag(&o, "Length", L);
+    put_name(&o, 8, "Materials");
+    vxr_bytes_put(&o,
+                  "\0\x05"
+                  "Alpha",
+                  7);
+    byte_array(&o, "Blocks", ids, CELLS);
+    byte_array(&o, "Data", data, CELLS);
+    if (add) byte_array(&o, "AddBlocks", hi, sizeof hi);
+    vxr_bytes_put(&o, "", 1);
+    *size = o.n;
+    return o.p;
+}
+
+static void test_schematic(void) {
+    for (int add = 0; add < 2; add++) {
+        uint8_t want[64 * 16];
+        size_t nw = 0, n = 0, gz_n = 0;
+        uint8_t *nbt = make_schematic(add, &n, want, &nw);
+        uint8_t *gz = gzip(nbt, n, &gz_n);
+        vxr_scene_src src;
+        if (load_ok(vxr_load_schematic, gz, gz_n, &src)) check_src_records(&src, want, nw);
+        for (size_t k = 0; k < n; k++)
+            check_rejects(vxr_load_schematic_nbt, nbt, k, VXR_ERROR_FORMAT, "cut NBT");
+        /* sizes that disagree with the arrays */
+        uint8_t *e = malloc(n);
+        for (size_t at = 0; at + 5 < n; at++) {
+            if (memcmp(nbt + at, "Width", 5) && memcmp(nbt + at, "Length", 6)) continue;
+            const size_t v = at + (nbt[at] == 'W' ? 5 : 6);
+            memcpy(e, nbt, n);
+            e[v + 1]++;
+            check_rejects(vxr_load_schematic_nbt, e, n, VXR_ERROR_FORMAT, "a size off by one");
+            memcpy(e, nbt, n);
+            e[v] = 0x80; /* negative */
+            check_rejects(vxr_load_schematic_nbt, e, n, VXR_ERROR_FORMAT, "a negative size");
+        }
+        VXR_FREE(e, gz, nbt);
+    }
+}
+
 VXR_TEST_MAIN(TEST(test_real_file), TEST(test_block_colors), TEST(test_hand_made),
-              TEST(test_hostile))
+              TEST(test_hostile), TEST(test_schematic))

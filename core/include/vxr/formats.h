@@ -105,6 +105,12 @@ VXR_API vxr_result vxr_load_aos_vxl(const uint8_t *data, size_t size, vxr_scene_
  * and blocks in all. */
 VXR_API vxr_result vxr_load_litematic(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                       vxr_error *err);
+/* MCEdit and Schematica's .schematic (core/schematic.c): one model of the
+ * non-air blocks, Minecraft's pre-1.13 numeric ids (and data values for
+ * dyed and wooden blocks) named, then coloured as a .litematic's; Y-up as
+ * Minecraft. At most VXR_RLE_MAX_VOXELS cells. */
+VXR_API vxr_result vxr_load_schematic(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                      vxr_error *err);
 /* Ken Silverman's formats (core/kvx.c): the Build engine's .kvx (first mip
  * level), Slab6 and Voxlap's .kv6, and SLAB6's raw .vox (no magic, told
  * from MagicaVoxel's by its "VOX " and SLAB6's exact size). One model and
@@ -227,7 +233,7 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_QBT_MAX_BYTES    (1ull << 30) /* 1 GiB, .qbt and .qbcl */
 #define VXR_GOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_VXL_MAX_BYTES    (1ull << 28) /* 256 MiB, both .vxl */
-#define VXR_LITEMATIC_MAX_BYTES (1ull << 28) /* 256 MiB of gzip */
+#define VXR_LITEMATIC_MAX_BYTES (1ull << 28) /* 256 MiB of gzip, .litematic and .schematic */
 #define VXR_KVX_MAX_BYTES    (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
 #define VXR_KV6_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_SLAB6_MAX_BYTES  (1ull << 30) /* 1 GiB */
