@@ -258,6 +258,14 @@ bool vxr_nbt_list_next(const vxr_nbt *list, size_t *cursor, vxr_nbt *item);
 uint64_t vxr_nbt_long(const vxr_nbt *array, uint32_t i);
 const uint8_t *vxr_nbt_string(const vxr_nbt *s, size_t *len);
 
+/* A gzip file of NBT (.litematic, .schematic): refused unless gzip (what
+ * names the format in the message), unpacked up to 1 GiB, then given to
+ * load (core/nbt.c). */
+vxr_result vxr_load_gzip_nbt(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                             vxr_error *err, const char *what,
+                             vxr_result (*load)(const uint8_t *, size_t, vxr_scene_src *,
+                                                vxr_error *));
+
 /* A .litematic's NBT once unzipped (core/litematic.c; its fuzz target's
  * entry, as a fuzzer cannot forge gzip's CRC). */
 vxr_result vxr_load_litematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,

@@ -15,9 +15,6 @@
 #include <string.h>
 #include "internal.h"
 
-/* The NBT a file may unpack to. */
-#define MAX_NBT ((size_t)1 << 30)
-
 static vxr_result region(const vxr_nbt *r, const uint8_t *name, size_t name_len, vxr_color_map *map,
                          uint64_t *voxels, vxr_scene_src *dest, vxr_error *err) {
     vxr_nbt pos, size, palette, states;
@@ -117,17 +114,8 @@ static vxr_result region(const vxr_nbt *r, const uint8_t *name, size_t name_len,
 
 vxr_result vxr_load_litematic(const uint8_t *data, size_t size, vxr_scene_src *dest,
                               vxr_error *err) {
-    vxr_scene_src_init(dest, 1);
-    if (size < 2 || data[0] != 0x1f || data[1] != 0x8b)
-        return vxr_fail(err, VXR_ERROR_FORMAT, "not a Litematica schematic (not gzip data)");
-    uint8_t *nbt;
-    size_t n;
-    const char *why = NULL;
-    vxr_result r = vxr_inflate(data, size, true, MAX_NBT, &nbt, &n, &why);
-    if (r != VXR_OK) return vxr_fail(err, r, "its gzip data: %s", why);
-    r = vxr_load_litematic_nbt(nbt, n, dest, err);
-    free(nbt);
-    return r;
+    return vxr_load_gzip_nbt(data, size, dest, err, "a Litematica schematic",
+                             vxr_load_litematic_nbt);
 }
 
 vxr_result vxr_load_litematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,

@@ -128,3 +128,23 @@ const uint8_t *vxr_nbt_string(const vxr_nbt *s, size_t *len) {
     *len = (size_t)be(s->data + s->at, 2);
     return s->data + s->at + 2;
 }
+
+/* The NBT a file may unpack to. */
+#define MAX_NBT ((size_t)1 << 30)
+
+vxr_result vxr_load_gzip_nbt(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err,
+                             const char *what,
+                             vxr_result (*load)(const uint8_t *, size_t, vxr_scene_src *,
+                                                vxr_error *)) {
+    vxr_scene_src_init(dest, 1);
+    if (size < 2 || data[0] != 0x1f || data[1] != 0x8b)
+        return vxr_fail(err, VXR_ERROR_FORMAT, "not %s (not gzip data)", what);
+    uint8_t *nbt;
+    size_t n;
+    const char *why = NULL;
+    vxr_result r = vxr_inflate(data, size, true, MAX_NBT, &nbt, &n, &why);
+    if (r != VXR_OK) return vxr_fail(err, r, "its gzip data: %s", why);
+    r = load(nbt, n, dest, err);
+    free(nbt);
+    return r;
+}

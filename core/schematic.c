@@ -14,8 +14,6 @@
 #include <string.h>
 #include "internal.h"
 
-#define MAX_NBT ((size_t)1 << 30)
-
 static const char *const dyes[16] = {
     "white",      "orange", "magenta", "light_blue", "yellow", "lime",  "pink", "gray",
     "light_gray", "cyan",   "purple",  "blue",       "brown",  "green", "red",  "black"};
@@ -349,15 +347,5 @@ vxr_result vxr_load_schematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *d
 
 vxr_result vxr_load_schematic(const uint8_t *data, size_t size, vxr_scene_src *dest,
                               vxr_error *err) {
-    vxr_scene_src_init(dest, 1);
-    if (size < 2 || data[0] != 0x1f || data[1] != 0x8b)
-        return vxr_fail(err, VXR_ERROR_FORMAT, "not a schematic (not gzip data)");
-    uint8_t *nbt;
-    size_t n;
-    const char *why = NULL;
-    vxr_result r = vxr_inflate(data, size, true, MAX_NBT, &nbt, &n, &why);
-    if (r != VXR_OK) return vxr_fail(err, r, "its gzip data: %s", why);
-    r = vxr_load_schematic_nbt(nbt, n, dest, err);
-    free(nbt);
-    return r;
+    return vxr_load_gzip_nbt(data, size, dest, err, "a schematic", vxr_load_schematic_nbt);
 }
