@@ -157,10 +157,10 @@ static const vxr_format formats[] = {
      VXR_VXL_MAX_BYTES, NULL},
     /* after Westwood's: a .vxl without its magic */
     {"Ace of Spades", ".vxl", NULL, 0, vxr_load_aos_vxl, NULL, NULL, VXR_VXL_MAX_BYTES, NULL},
-    {"Litematica", ".litematic", NULL, 0, vxr_load_litematic, NULL, NULL,
-     VXR_LITEMATIC_MAX_BYTES, NULL},
-    {"Schematic", ".schematic", NULL, 0, vxr_load_schematic, NULL, NULL,
-     VXR_LITEMATIC_MAX_BYTES, NULL},
+    {"Litematica", ".litematic", NULL, 0, vxr_load_litematic, NULL, NULL, VXR_LITEMATIC_MAX_BYTES,
+     NULL},
+    {"Schematic", ".schematic", NULL, 0, vxr_load_schematic, NULL, NULL, VXR_LITEMATIC_MAX_BYTES,
+     NULL},
     {"Build engine", ".kvx", NULL, 0, vxr_load_kvx, NULL, NULL, VXR_KVX_MAX_BYTES, NULL},
     {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
     /* after MagicaVoxel's: a .vox without its magic */
@@ -283,9 +283,10 @@ static vxr_result unknown_format(vxr_error *err) {
  * read once and handed to its format's loader. Exactly one of *src and
  * *scene is set on success (scene NULL: sources only). */
 static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **scene,
-                           const vxr_format **format, vxr_error *err) {
+                           const vxr_format **format, vxr_file_survey *survey, vxr_error *err) {
     vxr_scene_src_init(src, 1);
     if (format) *format = NULL;
+    if (survey) memset(survey, 0, sizeof *survey);
     if (path[0] == '@') return vxr_scene_generate(path + 1, src, err);
     uint8_t *data;
     size_t size;
@@ -293,6 +294,7 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
     vxr_result r = read_scene_file(path, &data, &size, &f, err);
     if (r != VXR_OK) return r;
     if (format) *format = f;
+    if (f && survey) vxr_survey_file(f, data, size, survey);
     if (!f)
         r = unknown_format(err);
     else if (f->load_src)
@@ -307,7 +309,7 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
 }
 
 vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err) {
-    return load_any(path, dest, NULL, NULL, err);
+    return load_any(path, dest, NULL, NULL, NULL, err);
 }
 
 vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {
@@ -316,9 +318,14 @@ vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {
 
 vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest, const vxr_format **format,
                                  vxr_error *err) {
+    return vxr_scene_load_survey(path, dest, format, NULL, err);
+}
+
+vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest, const vxr_format **format,
+                                 vxr_file_survey *survey, vxr_error *err) {
     *dest = NULL;
     vxr_scene_src src;
-    vxr_result r = load_any(path, &src, dest, format, err);
+    vxr_result r = load_any(path, &src, dest, format, survey, err);
     if (r == VXR_OK && !*dest) r = vxr_scene_build(&src, dest, err);
     vxr_scene_src_free(&src);
     return r;

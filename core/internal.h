@@ -281,6 +281,10 @@ vxr_result vxr_load_schematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *d
  * is then stone grey). */
 uint32_t vxr_mc_block_color(const uint8_t *name, size_t len, bool *known);
 
+/* The survey of a file of format f (core/survey.c). */
+void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size,
+                     vxr_file_survey *out);
+
 /* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
 const uint32_t *vxr_vox_default_palette(void);
 

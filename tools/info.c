@@ -10,7 +10,8 @@ int cmd_info(int argc, char **argv) {
     vxr_scene *scene;
     vxr_error err = {{0}};
     const vxr_format *format;
-    vxr_result r = vxr_scene_load_format(path, &scene, &format, &err);
+    vxr_file_survey survey;
+    vxr_result r = vxr_scene_load_survey(path, &scene, &format, &survey, &err);
     if (cli_progress(json)) fprintf(stderr, "\033[K");
     if (r != VXR_OK) return cli_fail(path, r, &err);
     vxr_scene_stats s;
@@ -22,19 +23,21 @@ int cmd_info(int argc, char **argv) {
         printf("\",\"models\":%u,\"instances\":%u,\"instanced_voxels\":%llu,"
                "\"aabb_min\":[%lld,%lld,%lld],\"aabb_max\":[%lld,%lld,%lld],\"nodes\":%llu,"
                "\"bricks\":%llu,\"model_voxels\":%llu,\"bytes\":%llu,\"bytes_per_voxel\":%.4f,"
-               "\"build_s\":%.6f,\"format\":\"%s\"}\n",
+               "\"build_s\":%.6f,\"format\":\"%s\",\"read\":\"%s\",\"skipped\":\"%s\"}\n",
                s.models, s.instances, (unsigned long long)s.instanced_voxels,
                (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
                (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2],
                (unsigned long long)s.nodes, (unsigned long long)s.bricks,
                (unsigned long long)s.model_voxels, (unsigned long long)s.bytes, bpv, scene->build_s,
-               format ? format->name : "built-in");
+               format ? format->name : "built-in", survey.kept, survey.skipped);
     } else {
         printf("scene             %s\n", path);
         if (format)
             printf("format            %s (%s)\n", format->name, format->extension);
         else
             printf("format            built-in\n");
+        if (survey.kept[0]) printf("read              %s\n", survey.kept);
+        if (survey.skipped[0]) printf("skipped           %s\n", survey.skipped);
         printf("models            %u\n", s.models);
         printf("instances         %u visible of %u\n", s.instances, scene->instance_count);
         printf("instanced voxels  %llu\n", (unsigned long long)s.instanced_voxels);

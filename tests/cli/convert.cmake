@@ -21,11 +21,12 @@ function(vxr_convert in out)
     endif()
 endfunction()
 
-# The figures without the scene name and the build time.
+# The figures without the scene name, the build time and what the file
+# format held.
 function(figures json out_var)
     string(REGEX REPLACE "\"scene\":\"[^\"]*\"," "" json "${json}")
     string(REGEX REPLACE ",\"build_s\":[0-9.]+" "" json "${json}")
-    string(REGEX REPLACE ",\"format\":\"[^\"]*\"" "" json "${json}")
+    string(REGEX REPLACE ",\"format\":\"[^\"]*\",\"read\":\"[^\"]*\",\"skipped\":\"[^\"]*\"" "" json "${json}")
     string(STRIP "${json}" json)
     set(${out_var} "${json}" PARENT_SCOPE)
 endfunction()

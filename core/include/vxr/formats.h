@@ -301,6 +301,21 @@ VXR_API vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error 
 VXR_API vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest,
                                          const vxr_format **format, vxr_error *err);
 
+/* What a chunked file held (.vox: MAIN's children; .gox: its chunks), as
+ * lists "ID count, ..." in file order: kept, the chunks the loader reads;
+ * skipped, the others (rOBJ, rCAM, NOTE, IMAP, PREV, MATE, CAMR, ...; a
+ * .vox's animation frames past frame 0 as "frames past frame 0: N"). Both empty
+ * for other formats and "@spec". */
+typedef struct vxr_file_survey {
+    char kept[256];
+    char skipped[256];
+} vxr_file_survey;
+/* vxr_scene_load_format, also filling *survey (NULL: none) from the bytes
+ * it read. */
+VXR_API vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest,
+                                         const vxr_format **format, vxr_file_survey *survey,
+                                         vxr_error *err);
+
 #ifdef __cplusplus
 }
 #endif
