@@ -146,7 +146,7 @@ static vxr_result save_gltf(const vxr_scene *s, const vxr_mesh *m, bool binary, 
         bool identity = t->scale == 1;
         for (int k = 0; k < 9; k++) identity &= t->rotation[k] == (k % 4 == 0 ? 1.0f : 0.0f);
         if (identity) {
-            if (t->translation[0] || t->translation[1] || t->translation[2])
+            if (t->translation[0] != 0 || t->translation[1] != 0 || t->translation[2] != 0)
                 printf_bytes(&nodes, ",\"translation\":[%.9g,%.9g,%.9g]", (double)t->translation[0],
                              (double)t->translation[1], (double)t->translation[2]);
         } else { /* column-major: element (row i, column j) at 4 j + i */
@@ -289,7 +289,7 @@ static vxr_result save_obj(const vxr_scene *s, const vxr_mesh *m, uint8_t **data
         const bool flip = mirrors(&in->transform);
         for (size_t f = 0; f < q->quad_count; f++) {
             const float *n = q->normals + 12 * f;
-            const int a = n[0] ? 0 : n[1] ? 1 : 2, dir = 2 * a + (n[a] > 0);
+            const int a = n[0] != 0 ? 0 : n[1] != 0 ? 1 : 2, dir = 2 * a + (n[a] > 0);
             const uint64_t v = base + 4 * f, vn = normal_base + (uint64_t)dir;
             if (flip)
                 printf_bytes(&o, "f %llu//%llu %llu//%llu %llu//%llu %llu//%llu\n",

@@ -2,7 +2,8 @@
  *
  * Layout: MAIN holding SIZE/XYZI per written model, then the scene graph
  * (root nTRN 0 -> nGRP 1 -> per instance an nTRN with `_r`/`_t` over an
- * nSHP), one LAYR (layer 0) and the RGBA palette.
+ * nSHP), one LAYR (layer 0), the RGBA palette and a MATL chunk per palette
+ * entry whose material is not plain diffuse.
  *
  * Placement (DESIGN.md §2): the reader turns a voxel v' of a model of size S
  * under translation t and rotation R into the instance transform
@@ -476,6 +477,43 @@ static void write_palette(saver *s) {
     chunk_end(&s->o, at);
 }
 
+/* MATL for every palette entry whose material is not plain diffuse (as
+ * core/vox.c reads it back: _type, _rough, _ior - 1, and the emission as
+ * _emit * 2^_flux with _emit at most 1). A scene of RGBA8 voxels has no
+ * palette materials to keep. */
+static void write_materials(saver *s) {
+    if (s->scene->attr_size != 1) return;
+    for (int k = 1; k < 256; k++) {
+        const vxr_material *m = &s->scene->materials[k];
+        if (m->kind == VXR_MATERIAL_DIFFUSE && m->rough == 0) continue;
+        static const char *const kinds[] = {"_diffuse", "_metal", "_glass", "_emit"};
+        const char *kind = m->kind < 4 ? kinds[m->kind] : kinds[0];
+        char rough[32], ior[32], emit[32], flux[32];
+        snprintf(rough, sizeof rough, "%.9g", (double)m->rough);
+        snprintf(ior, sizeof ior, "%.9g", (double)(m->ior - 1.0f));
+        int f = 0;
+        while (f < 8 && m->emit > exp2f((float)f)) f++;
+        snprintf(emit, sizeof emit, "%.9g", (double)(m->emit / exp2f((float)f)));
+        snprintf(flux, sizeof flux, "%d", f);
+        const char *kv[10] = {"_type", kind, "_rough", rough};
+        int pairs = 2;
+        if (m->kind == VXR_MATERIAL_GLASS) {
+            kv[2 * pairs] = "_ior";
+            kv[2 * pairs++ + 1] = ior;
+        }
+        if (m->kind == VXR_MATERIAL_EMIT) {
+            kv[2 * pairs] = "_emit";
+            kv[2 * pairs++ + 1] = emit;
+            kv[2 * pairs] = "_flux";
+            kv[2 * pairs++ + 1] = flux;
+        }
+        const size_t at = chunk_begin(&s->o, "MATL");
+        put_i32(&s->o, k);
+        put_dict(&s->o, kv, pairs);
+        chunk_end(&s->o, at);
+    }
+}
+
 /* ---- the whole file ---- */
 
 static vxr_result check_instances(const vxr_scene *sc, bool *named, vxr_error *err) {
@@ -533,6 +571,7 @@ static vxr_result save(saver *s) {
     free(named);
     if (r == VXR_OK) r = write_graph(s);
     if (r == VXR_OK) write_palette(s);
+    if (r == VXR_OK) write_materials(s);
     if (r == VXR_OK && s->o.failed) r = vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
     if (r == VXR_OK && s->o.n - 20 > INT32_MAX)
         r = vxr_fail(s->err, VXR_ERROR_LIMIT, "%zu bytes of chunks: more than .vox holds (2^31)",

@@ -4,7 +4,8 @@
  * the visible instanced voxels as a multiset of (world cell, colour) (the
  * sorted records of vxr_save_vl32), hidden voxels, and, where no model had
  * to be split into 256^3 blocks, the figures of `vxr info` and the bytes of
- * a second save. Placements and palettes .vox cannot hold fail cleanly. */
+ * a second save, and the palette's materials (MATL). Placements and palettes
+ * .vox cannot hold fail cleanly. */
 #include <dirent.h>
 #include <math.h>
 #include "vxr/edit.h"
@@ -105,6 +106,14 @@ static vxr_scene *round_trip(const vxr_scene *s, const char *name, bool same_inf
         free(want);
         free(got);
         CHECK_EQ_INT(hidden_voxels(s), hidden_voxels(back));
+        /* the palette's materials (MATL) come back as they were */
+        size_t differ = 0;
+        for (int k = 1; s->attr_size == 1 && k < 256; k++) {
+            const vxr_material *x = &s->materials[k], *y = &back->materials[k];
+            differ += x->kind != y->kind || x->rough != y->rough || x->ior != y->ior ||
+                      x->emit != y->emit;
+        }
+        CHECK_EQ_INT(differ, 0);
         bool split = needs_split(s);
         if (same_info && !split) check_same_stats(s, back);
         b = save_vox(back, &nb);

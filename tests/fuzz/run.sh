@@ -2,28 +2,29 @@
 # Runs each fuzz target for SECONDS (default 45) with its dictionary
 # (tests/fuzz/<dict>.dict) over its seed corpus: the small files kept in
 # tests/fuzz/corpus/<target>/, plus the files of tests/data its loader
-# reads (fuzz_vox and fuzz_vox_pick: .vox; fuzz_westwood: .vxl; fuzz_slab6:
-# SLAB6's .vox; fuzz_litematic: .litematic unzipped, as it fuzzes the NBT
-# within; the others their own extension), and for fuzz_vxo .vxo
-# files written by `vxr convert` from tests/data when BUILD has the tool.
-# New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs). Exits
-# non-zero when any fuzzer finds a crash, a leak, undefined behaviour or a
-# timeout; the reproducer is left in BUILD/fuzz/artifacts.
+# reads (fuzz_vox, fuzz_vox_pick and fuzz_mesh: .vox; fuzz_westwood: .vxl;
+# fuzz_slab6: SLAB6's .vox; fuzz_litematic: .litematic unzipped, as it
+# fuzzes the NBT within; the others their own extension), and for fuzz_vxo
+# .vxo files written by `vxr convert` from tests/data when BUILD has the
+# tool. New inputs go to BUILD/fuzz/corpus/<target>/ (kept between runs).
+# Exits non-zero when any fuzzer finds a crash, a leak, undefined
+# behaviour or a timeout; the reproducer is left in BUILD/fuzz/artifacts.
 #
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub qbt qbcl
-# gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick edit scene text, the
-# default being all) pick a subset. FUZZ_RUNS=N runs each target for N
-# executions (with SECONDS 0: no time limit); FUZZ_JOBS=N runs N fuzzing
-# processes per target (libFuzzer -fork); FUZZ_MAX_LEN=N caps the input
-# size (longer seeds are cut), for long runs at a steadier speed.
+# gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh
+# edit scene text, the default being all) pick a subset. FUZZ_RUNS=N runs
+# each target for N executions (with SECONDS 0: no time limit);
+# FUZZ_JOBS=N runs N fuzzing processes per target (libFuzzer -fork);
+# FUZZ_MAX_LEN=N caps the input size (longer seeds are cut), for long runs
+# at a steadier speed.
 set -u
 seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick edit scene text}
+targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -31,13 +32,14 @@ work=$build/fuzz
 data=$src/tests/data
 mkdir -p "$work/artifacts"
 
-dict_of() { case $1 in vox_pick) echo vox ;; *) echo "$1" ;; esac; }
+dict_of() { case $1 in vox_pick | mesh) echo vox ;; *) echo "$1" ;; esac; }
 max_len_of() {
     case $1 in
     spec) echo 64 ;;
     edit) echo 4096 ;;
     scene) echo 513 ;; # 64 records of 8 bytes after the setup byte
     text) echo 8192 ;;
+    mesh) echo 65536 ;; # small scenes: meshes are checked by brute force
     *) echo "${FUZZ_MAX_LEN:-2000000}" ;;
     esac
 }
@@ -53,7 +55,7 @@ done
 
 for name in $targets; do
     case $name in
-    vox | vox_pick) cp "$data"/*.vox "$work/seeds/$name/" ;;
+    vox | vox_pick | mesh) cp "$data"/*.vox "$work/seeds/$name/" ;;
     vl32) cp "$data"/*.vl32 "$work/seeds/vl32/" ;;
     qb) cp "$data"/*.qb "$work/seeds/qb/" ;;
     binvox) cp "$data"/*.binvox "$work/seeds/binvox/" ;;
