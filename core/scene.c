@@ -118,6 +118,7 @@ void vxr_scene_src_free(vxr_scene_src *src) {
     }
     free(src->models);
     free(src->instances);
+    free(src->vox_chunks);
     uint32_t attr_size = src->attr_size;
     vxr_scene_src_init(src, attr_size);
 }
@@ -235,6 +236,15 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
     memcpy(s->palette, src->palette, sizeof s->palette);
     memcpy(s->materials, src->materials, sizeof s->materials);
     s->attr_size = src->attr_size;
+    if (src->vox_chunks_size) {
+        s->vox_chunks = malloc(src->vox_chunks_size);
+        if (!s->vox_chunks) {
+            vxr_scene_destroy(s);
+            return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+        }
+        memcpy(s->vox_chunks, src->vox_chunks, src->vox_chunks_size);
+        s->vox_chunks_size = src->vox_chunks_size;
+    }
     double t0 = now_s();
     threads = vxr_build_threads(threads);
     const uint32_t n = src->model_count;
@@ -294,7 +304,7 @@ void vxr_scene_destroy(vxr_scene *s) {
     if (s->models)
         for (uint32_t i = 0; i < s->model_count; i++) vxr_octree_free(&s->models[i]);
     VXR_FREE(s->models, s->instances, s->model_version, s->instance_version, s->instance_moved,
-             s->model_added, s->journal, s);
+             s->model_added, s->journal, s->vox_chunks, s);
 }
 
 void vxr_instance_world_bounds(const vxr_scene *s, uint32_t index, float dest_min[3],

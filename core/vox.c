@@ -2,8 +2,8 @@
  *
  * Read: SIZE/XYZI model pairs, RGBA (file entry i is colour i + 1), the
  * default palette when RGBA is absent, the scene graph (nTRN, nGRP, nSHP) at
- * frame 0, LAYR and MATL (materials). Skipped: PACK, MATT, rOBJ, rCAM, NOTE, IMAP and
- * any unknown chunk. Formats: ephtracy/voxel-model MagicaVoxel-file-format-vox.txt
+ * frame 0, LAYR and MATL (materials). Kept whole for the writer, unread:
+ * rOBJ, rCAM and NOTE. Skipped: PACK, MATT, IMAP and any unknown chunk. Formats: ephtracy/voxel-model MagicaVoxel-file-format-vox.txt
  * and MagicaVoxel-file-format-vox-extension.txt.
  *
  * Placement (DESIGN.md §2): a voxel v of a model of size S under a path with
@@ -289,6 +289,15 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
                 return fail_at(r, at, "scene-graph node without a valid id");
         } else if (!memcmp(id, "MATL", 4)) {
             res = read_material(r, &c, at);
+        } else if (!memcmp(id, "rOBJ", 4) || !memcmp(id, "rCAM", 4) || !memcmp(id, "NOTE", 4)) {
+            /* kept whole for the writer */
+            vxr_scene_src *src = r->src;
+            const size_t whole = 12 + (size_t)n + (size_t)m;
+            uint8_t *k = realloc(src->vox_chunks, src->vox_chunks_size + whole);
+            if (!k) return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+            memcpy(k + src->vox_chunks_size, file->p + at, whole);
+            src->vox_chunks = k;
+            src->vox_chunks_size += whole;
         } else if (!memcmp(id, "LAYR", 4)) {
             size_t p = 0;
             if (!grow((void **)&r->layers, &r->cap_layers, r->n_layers, sizeof *r->layers))

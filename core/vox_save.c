@@ -2,8 +2,9 @@
  *
  * Layout: MAIN holding SIZE/XYZI per written model, then the scene graph
  * (root nTRN 0 -> nGRP 1 -> per instance an nTRN with `_r`/`_t` over an
- * nSHP), one LAYR (layer 0), the RGBA palette and a MATL chunk per palette
- * entry whose material is not plain diffuse.
+ * nSHP), one LAYR (layer 0), the RGBA palette, a MATL chunk per palette
+ * entry whose material is not plain diffuse, and the rOBJ, rCAM and NOTE
+ * chunks the scene was read with (vxr_scene.vox_chunks), as they were.
  *
  * Placement (DESIGN.md §2): the reader turns a voxel v' of a model of size S
  * under translation t and rotation R into the instance transform
@@ -482,34 +483,29 @@ static void write_palette(saver *s) {
  * _emit * 2^_flux with _emit at most 1). A scene of RGBA8 voxels has no
  * palette materials to keep. */
 static void write_materials(saver *s) {
-    if (s->scene->attr_size != 1) return;
-    for (int k = 1; k < 256; k++) {
+    static const char *const kinds[] = {"_diffuse", "_metal", "_glass", "_emit"};
+    for (int k = 1; k < 256 && s->scene->attr_size == 1; k++) {
         const vxr_material *m = &s->scene->materials[k];
         if (m->kind == VXR_MATERIAL_DIFFUSE && m->rough == 0) continue;
-        static const char *const kinds[] = {"_diffuse", "_metal", "_glass", "_emit"};
-        const char *kind = m->kind < 4 ? kinds[m->kind] : kinds[0];
-        char rough[32], ior[32], emit[32], flux[32];
-        snprintf(rough, sizeof rough, "%.9g", (double)m->rough);
-        snprintf(ior, sizeof ior, "%.9g", (double)(m->ior - 1.0f));
+        char rough[32], ior[32], emit[32], flux[8];
         int f = 0;
         while (f < 8 && m->emit > exp2f((float)f)) f++;
+        snprintf(rough, sizeof rough, "%.9g", (double)m->rough);
+        snprintf(ior, sizeof ior, "%.9g", (double)(m->ior - 1.0f));
         snprintf(emit, sizeof emit, "%.9g", (double)(m->emit / exp2f((float)f)));
         snprintf(flux, sizeof flux, "%d", f);
-        const char *kv[10] = {"_type", kind, "_rough", rough};
-        int pairs = 2;
-        if (m->kind == VXR_MATERIAL_GLASS) {
-            kv[2 * pairs] = "_ior";
-            kv[2 * pairs++ + 1] = ior;
-        }
-        if (m->kind == VXR_MATERIAL_EMIT) {
-            kv[2 * pairs] = "_emit";
-            kv[2 * pairs++ + 1] = emit;
-            kv[2 * pairs] = "_flux";
-            kv[2 * pairs++ + 1] = flux;
-        }
+        const bool emits = m->kind == VXR_MATERIAL_EMIT;
+        const char *kv[8] = {"_type",
+                             kinds[m->kind < 4 ? m->kind : 0],
+                             "_rough",
+                             rough,
+                             emits ? "_emit" : "_ior",
+                             emits ? emit : ior,
+                             "_flux",
+                             flux};
         const size_t at = chunk_begin(&s->o, "MATL");
         put_i32(&s->o, k);
-        put_dict(&s->o, kv, pairs);
+        put_dict(&s->o, kv, emits ? 4 : m->kind == VXR_MATERIAL_GLASS ? 3 : 2);
         chunk_end(&s->o, at);
     }
 }
@@ -572,6 +568,8 @@ static vxr_result save(saver *s) {
     if (r == VXR_OK) r = write_graph(s);
     if (r == VXR_OK) write_palette(s);
     if (r == VXR_OK) write_materials(s);
+    /* the render settings, cameras and notes the file came with */
+    if (r == VXR_OK) vxr_bytes_put(&s->o, sc->vox_chunks, sc->vox_chunks_size);
     if (r == VXR_OK && s->o.failed) r = vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
     if (r == VXR_OK && s->o.n - 20 > INT32_MAX)
         r = vxr_fail(s->err, VXR_ERROR_LIMIT, "%zu bytes of chunks: more than .vox holds (2^31)",

@@ -427,6 +427,57 @@ static void test_empty_model(void) {
     vxr_scene_destroy(s);
 }
 
+static size_t le32(const uint8_t *p) {
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+/* The rOBJ, rCAM and NOTE chunks among MAIN's children, whole, in order. */
+static size_t render_chunks(const uint8_t *d, size_t n, uint8_t *out) {
+    size_t kept = 0;
+    if (n < 20) return 0;
+    size_t at = 20 + le32(d + 12);
+    while (at + 12 <= n) {
+        const size_t whole = 12 + le32(d + at + 4) + le32(d + at + 8);
+        if (whole > n - at) break;
+        if (!memcmp(d + at, "rOBJ", 4) || !memcmp(d + at, "rCAM", 4) ||
+            !memcmp(d + at, "NOTE", 4)) {
+            memcpy(out + kept, d + at, whole);
+            kept += whole;
+        }
+        at += whole;
+    }
+    return kept;
+}
+
+/* A saved .vox keeps the render settings, cameras and notes of the file it
+ * was read from, byte for byte, in order. */
+static void test_render_chunks_kept(void) {
+    static const char *const files[] = {"vengi__8ontop.vox", "bevy_vox_scene__study.vox",
+                                        "vengi__animation.0.99.7.1.vox", "mmmm__chr_robot.vox"};
+    size_t with = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, VXR_TEST_DATA "/%s", files[i]);
+        uint8_t *d = NULL, *saved = NULL;
+        size_t n = 0, m = 0;
+        CHECK(vxr_read_file(path, &d, &n, NULL) == VXR_OK);
+        vxr_scene *s = d ? load_vox(d, n) : NULL;
+        if (s) saved = save_vox(s, &m);
+        uint8_t *a = malloc(n + 1), *b = malloc(m + 1);
+        const size_t ka = d ? render_chunks(d, n, a) : 0,
+                     kb = saved ? render_chunks(saved, m, b) : 0;
+        CHECK_EQ_INT(ka, kb);
+        CHECK(ka == kb && !memcmp(a, b, ka));
+        with += ka > 0;
+        free(a);
+        free(b);
+        free(d);
+        free(saved);
+        vxr_scene_destroy(s);
+    }
+    CHECK(with >= 3);
+}
+
 VXR_TEST_MAIN(TEST(test_data_files), TEST(test_builtin_scenes), TEST(test_demo),
               TEST(test_all_rotations), TEST(test_rgba), TEST(test_refused_placements),
-              TEST(test_edited_growth), TEST(test_empty_model))
+              TEST(test_edited_growth), TEST(test_empty_model), TEST(test_render_chunks_kept))

@@ -84,6 +84,11 @@ typedef struct vxr_scene_src {
     uint32_t palette[VXR_PALETTE_SIZE];
     vxr_material materials[VXR_PALETTE_SIZE]; /* per palette entry; zero: diffuse */
     uint32_t attr_size;
+    /* MagicaVoxel chunks kept whole without being read (rOBJ, rCAM, NOTE:
+     * render settings, cameras, palette notes), in file order, for the .vox
+     * writer to write back; owned, freed by vxr_scene_src_free. */
+    uint8_t *vox_chunks;
+    size_t vox_chunks_size;
 } vxr_scene_src;
 
 /* A built scene: plain data. Create with vxr_scene_build or a loader of
@@ -123,6 +128,9 @@ typedef struct vxr_scene {
     vxr_change *journal;
     uint64_t journal_from;
     uint32_t journal_count, journal_capacity;
+    /* The source's vox_chunks (a copy, owned by the scene). */
+    uint8_t *vox_chunks;
+    size_t vox_chunks_size;
 } vxr_scene;
 
 /* Scene-source helpers for loaders and generators. Each returns
