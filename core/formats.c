@@ -282,8 +282,9 @@ static vxr_result unknown_format(vxr_error *err) {
 /* A scene argument's source or built scene: "@spec" generates, a file is
  * read once and handed to its format's loader. Exactly one of *src and
  * *scene is set on success (scene NULL: sources only). */
-static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **scene,
-                           const vxr_format **format, vxr_file_survey *survey, vxr_error *err) {
+static vxr_result load_any(const char *path, const vxr_load_options *options, vxr_scene_src *src,
+                           vxr_scene **scene, const vxr_format **format, vxr_file_survey *survey,
+                           vxr_error *err) {
     vxr_scene_src_init(src, 1);
     if (format) *format = NULL;
     if (survey) memset(survey, 0, sizeof *survey);
@@ -297,6 +298,8 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
     if (f && survey) vxr_survey_file(f, data, size, survey);
     if (!f)
         r = unknown_format(err);
+    else if (f->load_src == vxr_load_vox && options && options->frame)
+        r = vxr_load_vox_frame(data, size, options->frame, src, err);
     else if (f->load_src)
         r = f->load_src(data, size, src, err);
     else if (scene)
@@ -309,7 +312,7 @@ static vxr_result load_any(const char *path, vxr_scene_src *src, vxr_scene **sce
 }
 
 vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err) {
-    return load_any(path, dest, NULL, NULL, NULL, err);
+    return load_any(path, NULL, dest, NULL, NULL, NULL, err);
 }
 
 vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {
@@ -323,9 +326,15 @@ vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest, const vxr_f
 
 vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest, const vxr_format **format,
                                  vxr_file_survey *survey, vxr_error *err) {
+    return vxr_scene_load_options(path, NULL, dest, format, survey, err);
+}
+
+vxr_result vxr_scene_load_options(const char *path, const vxr_load_options *options,
+                                  vxr_scene **dest, const vxr_format **format,
+                                  vxr_file_survey *survey, vxr_error *err) {
     *dest = NULL;
     vxr_scene_src src;
-    vxr_result r = load_any(path, &src, dest, format, survey, err);
+    vxr_result r = load_any(path, options, &src, dest, format, survey, err);
     if (r == VXR_OK && !*dest) r = vxr_scene_build(&src, dest, err);
     vxr_scene_src_free(&src);
     return r;

@@ -2,9 +2,10 @@
  *
  * Read: SIZE/XYZI model pairs, RGBA (file entry i is colour i + 1), the
  * default palette when RGBA is absent, the scene graph (nTRN, nGRP, nSHP) at
- * frame 0, LAYR and MATL (materials). Kept whole for the writer, unread:
- * rOBJ, rCAM and NOTE. Skipped: PACK, MATT, IMAP and any unknown chunk. Formats: ephtracy/voxel-model MagicaVoxel-file-format-vox.txt
- * and MagicaVoxel-file-format-vox-extension.txt.
+ * frame 0 (or the frame vxr_load_vox_frame asks for), LAYR and MATL (materials). Kept whole for the
+ * writer, unread: rOBJ, rCAM and NOTE. Skipped: PACK, MATT, IMAP and any unknown chunk. Formats:
+ * ephtracy/voxel-model MagicaVoxel-file-format-vox.txt and
+ * MagicaVoxel-file-format-vox-extension.txt.
  *
  * Placement (DESIGN.md §2): a voxel v of a model of size S under a path with
  * composed rotation R and translation t has world cell min
@@ -69,6 +70,7 @@ typedef struct reader {
     uint32_t n_layers, cap_layers;
     int has_palette;
     uint32_t visits;
+    int64_t frame; /* the animation frame read (0 by default) */
 } reader;
 
 static vxr_result fail_at(reader *r, size_t at, const char *what) {
@@ -341,21 +343,22 @@ static int decode_rotation(uint32_t b, int32_t R[9]) {
     return 1;
 }
 
-/* Frame 0 of a list of frame dicts: the frame with the largest _f <= 0, else
- * the one with the smallest _f, else the first. Leaves *pos after the list. */
+/* Frame K of a list of frame dicts: the frame with the largest _f <= K (a
+ * frame without _f counts as 0), else the one with the smallest _f, else
+ * the first. Leaves *pos after the list. */
 typedef struct frame_pick {
     size_t pos; /* start of the chosen dict */
     int64_t f;  /* its _f, or INT64_MIN when it has none */
     int have;
 } frame_pick;
 
-static void consider_frame(frame_pick *fp, size_t start, int has_f, int64_t f) {
+static void consider_frame(frame_pick *fp, size_t start, int has_f, int64_t f, int64_t k) {
     int64_t key = has_f ? f : 0;
     if (!fp->have) {
         *fp = (frame_pick){start, key, 1};
         return;
     }
-    int better = key <= 0 ? (fp->f > 0 || key > fp->f) : (fp->f > 0 && key < fp->f);
+    int better = key <= k ? (fp->f > k || key > fp->f) : (fp->f > k && key < fp->f);
     if (better) *fp = (frame_pick){start, key, 1};
 }
 
@@ -386,7 +389,7 @@ static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, i
         if (!rd_dict(c, &pos, "_f", &v, &vl, &found))
             return fail_at(r, g->at, "malformed nTRN frame");
         if (found && parse_ints(v, vl, &fv, 1) != 1) return fail_at(r, g->at, "bad nTRN _f");
-        consider_frame(&fp, start, found, fv);
+        consider_frame(&fp, start, found, fv, r->frame);
     }
     xform local = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
     if (fp.have) {
@@ -488,7 +491,7 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
                 res = fail_at(r, g->at, "malformed nSHP model entry");
                 break;
             }
-            consider_frame(&fp, (size_t)i, found, fv);
+            consider_frame(&fp, (size_t)i, found, fv, r->frame);
             if (fp.pos == (size_t)i) {
                 chosen = model;
                 have = 1;
@@ -502,10 +505,16 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
 }
 
 vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err) {
+    return vxr_load_vox_frame(data, size, 0, dest, err);
+}
+
+vxr_result vxr_load_vox_frame(const uint8_t *data, size_t size, uint32_t frame, vxr_scene_src *dest,
+                              vxr_error *err) {
     vxr_scene_src_init(dest, 1);
     reader r = {0};
     r.src = dest;
     r.err = err;
+    r.frame = frame;
     span file = {data, size, 0};
     size_t pos = 4;
     int32_t version = 0, n = 0, m = 0;

@@ -151,16 +151,21 @@ static buf vox_file(const buf *children) {
 /* ------------------------------------------------------------------ helpers */
 
 /* Loads and builds a synthetic file; NULL (and a failed check) on error. */
-static vxr_scene *load_built(const buf *file) {
+/* The file at animation frame `frame`. */
+static vxr_scene *load_frame(const buf *file, uint32_t frame) {
     vxr_scene_src src;
     vxr_error err = {{0}};
     vxr_scene *scene = NULL;
-    vxr_result r = vxr_load_vox(file->p, file->n, &src, &err);
+    vxr_result r = vxr_load_vox_frame(file->p, file->n, frame, &src, &err);
     if (r == VXR_OK) r = vxr_scene_build(&src, &scene, &err);
     if (r != VXR_OK) fprintf(stderr, "  load failed: %s\n", err.message);
     CHECK(r == VXR_OK);
     vxr_scene_src_free(&src);
     return scene;
+}
+
+static vxr_scene *load_built(const buf *file) {
+    return load_frame(file, 0);
 }
 
 /* A hostile input must fail with a format (or limit) error, give a one-line
@@ -721,6 +726,24 @@ static void test_v200_frames(void) {
         CHECK(lo[0] == 1 && lo[1] == 2 && lo[2] == 3);
         vxr_instance_world_bounds(s, 1, lo, hi);
         CHECK(lo[0] == -7 && lo[1] == 0 && lo[2] == 0);
+        vxr_scene_destroy(s);
+    }
+    /* Frame K: each node's frame with the largest _f <= K (no _f: 0). The
+     * transform's keys are 0, 10, 20; the shape's 0 (model 1), 4 and 9
+     * (model 0). */
+    static const struct {
+        uint32_t frame;
+        float x;
+        uint32_t model;
+    } at[] = {{3, 1, 1}, {5, 1, 0}, {10, 100, 0}, {19, 100, 0}, {25, 200, 0}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        s = load_frame(&f, at[i].frame);
+        if (!s) continue;
+        float lo[3], hi[3];
+        vxr_instance_world_bounds(s, 0, lo, hi);
+        CHECK(lo[0] == at[i].x && s->instances[0].model == at[i].model);
+        vxr_instance_world_bounds(s, 1, lo, hi);
+        CHECK(lo[0] == -7); /* frames without _f: the first, whatever K */
         vxr_scene_destroy(s);
     }
     free(f.p);

@@ -19,6 +19,9 @@ int cmd_convert(int argc, char **argv) {
     const char *paths[2] = {NULL, NULL}, *mesh = NULL;
     int n = 0;
     for (int i = 0; i < argc; i++) {
+        const int frame = cli_load_arg("convert", argc, argv, &i);
+        if (frame < 0) return EXIT_USAGE;
+        if (frame) continue;
         if (!strcmp(argv[i], "--mesh")) {
             if (++i == argc) return cli_usage("convert: --mesh needs greedy or cubes");
             mesh = argv[i];

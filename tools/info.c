@@ -11,7 +11,7 @@ int cmd_info(int argc, char **argv) {
     vxr_error err = {{0}};
     const vxr_format *format;
     vxr_file_survey survey;
-    vxr_result r = vxr_scene_load_survey(path, &scene, &format, &survey, &err);
+    vxr_result r = cli_scene_load(path, &scene, &format, &survey, &err);
     if (cli_progress(json)) fprintf(stderr, "\033[K");
     if (r != VXR_OK) return cli_fail(path, r, &err);
     vxr_scene_stats s;

@@ -52,6 +52,22 @@ static bool take_count(const char *cmd, const cli_count *o, const char *v) {
     return false;
 }
 
+vxr_load_options cli_load;
+
+int cli_load_arg(const char *cmd, int argc, char **argv, int *i) {
+    if (strcmp(argv[*i], "--frame")) return 0;
+    uint64_t frame;
+    if (*i + 1 >= argc) return cli_usage("%s: --frame needs a frame number", cmd), -1;
+    if (!cli_uint_option(cmd, "--frame", argv[++*i], 0, UINT32_MAX, &frame)) return -1;
+    cli_load.frame = (uint32_t)frame;
+    return 1;
+}
+
+vxr_result cli_scene_load(const char *path, vxr_scene **scene, const vxr_format **format,
+                          vxr_file_survey *survey, vxr_error *err) {
+    return vxr_scene_load_options(path, &cli_load, scene, format, survey, err);
+}
+
 bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
                       const cli_count *opts, size_t n, const char **path, bool *json) {
     *path = NULL;
@@ -60,6 +76,9 @@ bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
         const char *a = argv[i];
         size_t k = 0;
         while (k < n && strcmp(a, opts[k].name)) k++;
+        const int frame = cli_load_arg(cmd, argc, argv, &i);
+        if (frame < 0) return false;
+        if (frame) continue;
         if (!strcmp(a, "--json")) {
             *json = true;
         } else if (k < n && i + 1 < argc) {
@@ -91,6 +110,8 @@ void cli_view_args_init(cli_view_args *a, uint32_t width, uint32_t height) {
 }
 
 int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *i) {
+    const int frame = cli_load_arg(cmd, argc, argv, i);
+    if (frame) return frame;
     const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     int light = cli_light_arg(&a->light, cmd, o, v);
     if (light) {

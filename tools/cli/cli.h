@@ -73,6 +73,16 @@ cli_number cli_parse_float_n(const char *s, size_t n, float *dest);
 bool cli_uint_option(const char *cmd, const char *opt, const char *v, uint64_t lo, uint64_t hi,
                      uint64_t *dest);
 
+/* How every command reads its SCENE (--frame K: a .vox's animation frame),
+ * set while parsing the command's arguments. */
+extern vxr_load_options cli_load;
+/* Takes "--frame K" at argv[*i] (advancing *i): 1, or -1 after a usage
+ * message; 0 when argv[*i] is something else. */
+int cli_load_arg(const char *cmd, int argc, char **argv, int *i);
+/* vxr_scene_load_options with cli_load. */
+vxr_result cli_scene_load(const char *path, vxr_scene **scene, const vxr_format **format,
+                          vxr_file_survey *survey, vxr_error *err);
+
 /* ---- messages that echo what the user gave (tools/cli/report.c) ---- */
 
 /* Numbers in messages are trimmed: the shortest "%.Ng" that reads back as

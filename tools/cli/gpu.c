@@ -134,7 +134,7 @@ static vxr_result cull_once(vxr_scene *scene, const float eye[3]) {
 
 int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene, cli_gpu *gpu) {
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(a->scene, scene, &err);
+    vxr_result r = cli_scene_load(a->scene, scene, NULL, NULL, &err);
     if (r != VXR_OK) return cli_fail(a->scene, r, &err);
     int status = EXIT_OK;
     if (!a->have_eye && !a->camera) cli_orbit_camera(*scene, view, &a->cam);

@@ -99,6 +99,6 @@ int cli_output_and_scene(const char *cmd, const char *out, const char *path,
                          const vxr_format **format, vxr_scene **scene) {
     if (!(*format = cli_output_format(cmd, out))) return EXIT_USAGE;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, scene, &err);
+    vxr_result r = cli_scene_load(path, scene, NULL, NULL, &err);
     return r == VXR_OK ? EXIT_OK : cli_fail(path, r, &err);
 }

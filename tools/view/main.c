@@ -99,7 +99,7 @@ static bool open_dropped(app *a) {
     a->drop[0] = 0;
     vxr_scene *scene;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(path, &scene, &err);
+    vxr_result r = cli_scene_load(path, &scene, NULL, NULL, &err);
     if (r != VXR_OK) {
         const char *why = err.message[0] ? err.message : vxr_result_string(r);
         fprintf(stderr, "vxr: %s: %s\n", path, why);
@@ -455,7 +455,7 @@ static int open_view(app *a, bool *glfw) {
         return EXIT_INPUT;
     vxr_scene *scene;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_load(va->r.scene, &scene, &err);
+    vxr_result r = cli_scene_load(va->r.scene, &scene, NULL, NULL, &err);
     if (r != VXR_OK) return cli_fail(va->r.scene, r, &err);
     a->grid = va->r.grid;
     a->cull = va->r.cull;

@@ -33,6 +33,11 @@ extern "C" {
 /* MagicaVoxel .vox, versions 150 and 200 (see core/vox.c for what is read). */
 VXR_API vxr_result vxr_load_vox(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                 vxr_error *err);
+/* vxr_load_vox at animation frame `frame`: every nTRN and nSHP takes its
+ * frame with the largest _f <= frame (a frame without _f counts as 0), else
+ * its smallest; vxr_load_vox is frame 0. */
+VXR_API vxr_result vxr_load_vox_frame(const uint8_t *data, size_t size, uint32_t frame,
+                                      vxr_scene_src *dest, vxr_error *err);
 /* .vl32: headerless big-endian int32 x, y, z, then ARGB; alpha 0 is empty.
  * One model, one identity instance; up to 255 distinct colours become a
  * palette, more keep RGBA8. */
@@ -315,6 +320,15 @@ typedef struct vxr_file_survey {
 VXR_API vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest,
                                          const vxr_format **format, vxr_file_survey *survey,
                                          vxr_error *err);
+/* How to read a file: the animation frame of a .vox (0: the first; other
+ * formats have one). Zero-initialise for the defaults. */
+typedef struct vxr_load_options {
+    uint32_t frame;
+} vxr_load_options;
+/* vxr_scene_load_survey with options (NULL: the defaults). */
+VXR_API vxr_result vxr_scene_load_options(const char *path, const vxr_load_options *options,
+                                          vxr_scene **dest, const vxr_format **format,
+                                          vxr_file_survey *survey, vxr_error *err);
 
 #ifdef __cplusplus
 }
