@@ -155,6 +155,31 @@ static void merge_plane(builder *b, const face *f, size_t n, rect *open, rect *n
         quad(b, dir, plane, open[k].u0, open[k].u1, open[k].v0, last_v + 1, open[k].color);
 }
 
+/* The faces between the cells and empty ones: counted, and written to f
+ * when it is set. */
+static size_t exposed_faces(const cells *c, face *f) {
+    size_t faces = 0;
+    for (size_t i = 0; i <= c->mask; i++) {
+        if (!c->keys[i]) continue;
+        const uint64_t key = c->keys[i] - 1;
+        const int64_t p[3] = {(int64_t)(key & 0x1fffff) + c->lo[0],
+                              (int64_t)(key >> 21 & 0x1fffff) + c->lo[1],
+                              (int64_t)(key >> 42 & 0x1fffff) + c->lo[2]};
+        for (uint32_t d = 0; d < 6; d++) {
+            const int a = (int)d / 2, ua = (a + 1) % 3, va = (a + 2) % 3;
+            int64_t q[3] = {p[0], p[1], p[2]};
+            q[a] += d & 1 ? 1 : -1;
+            if (solid(c, q)) continue;
+            if (f)
+                f[faces] =
+                    (face){d, (uint32_t)(p[a] - c->lo[a] + (d & 1)), (uint32_t)(p[va] - c->lo[va]),
+                           (uint32_t)(p[ua] - c->lo[ua]), c->attr[i]};
+            faces++;
+        }
+    }
+    return faces;
+}
+
 void vxr_mesh_free(vxr_mesh *m) {
     if (!m) return;
     VXR_FREE(m->positions, m->normals, m->colors, m->indices);
@@ -179,43 +204,36 @@ vxr_result vxr_mesh_build(const vxr_scene *s, uint32_t model, vxr_mesh_mode mode
     c.mask = cap - 1;
     c.keys = calloc(cap, sizeof *c.keys);
     c.attr = malloc(cap * sizeof *c.attr);
-    /* at most 6 faces a cell */
-    face *f = c.keys && c.attr ? malloc((size_t)n * 6 * sizeof *f) : NULL;
+    face *f = NULL;
     vxr_result r = VXR_OK;
-    if (!f) {
-        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for the faces of %llu voxels",
-                     (unsigned long long)n);
+    if (!c.keys || !c.attr) {
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %llu voxels", (unsigned long long)n);
         goto done;
     }
     collect k = {&c, s};
     vxr_octree_foreach(t, add_cell, &k);
-    size_t faces = 0;
-    for (size_t i = 0; i <= c.mask; i++) {
-        if (!c.keys[i]) continue;
-        const uint64_t key = c.keys[i] - 1;
-        const int64_t p[3] = {(int64_t)(key & 0x1fffff) + c.lo[0],
-                              (int64_t)(key >> 21 & 0x1fffff) + c.lo[1],
-                              (int64_t)(key >> 42 & 0x1fffff) + c.lo[2]};
-        for (uint32_t d = 0; d < 6; d++) {
-            const int a = (int)d / 2;
-            int64_t q[3] = {p[0], p[1], p[2]};
-            q[a] += d & 1 ? 1 : -1;
-            if (solid(&c, q)) continue;
-            const int ua = (a + 1) % 3, va = (a + 2) % 3;
-            f[faces++] =
-                (face){d, (uint32_t)(p[a] - c.lo[a] + (d & 1)), (uint32_t)(p[va] - c.lo[va]),
-                       (uint32_t)(p[ua] - c.lo[ua]), c.attr[i]};
-        }
+    /* the faces counted, then listed */
+    const size_t faces = exposed_faces(&c, NULL);
+    f = malloc((faces ? faces : 1) * sizeof *f);
+    if (!f) {
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory for %zu faces", faces);
+        goto done;
     }
+    exposed_faces(&c, f);
     qsort(f, faces, sizeof *f, face_order);
+    size_t widest = 0; /* the most faces of one plane */
+    for (size_t i = 0, j; i < faces; i = j) {
+        for (j = i + 1; j < faces && f[j].dir == f[i].dir && f[j].plane == f[i].plane;) j++;
+        widest = j - i > widest ? j - i : widest;
+    }
     builder b = {out, 0, false, c.lo};
-    rect *open = mode == VXR_MESH_GREEDY ? malloc(2 * faces * sizeof *open) : NULL;
+    rect *open = mode == VXR_MESH_GREEDY ? malloc((2 * widest + 1) * sizeof *open) : NULL;
     if (mode == VXR_MESH_GREEDY && !open) b.failed = true;
     for (size_t i = 0; i < faces && !b.failed;) {
         size_t j = i + 1;
         while (j < faces && f[j].dir == f[i].dir && f[j].plane == f[i].plane) j++;
         if (mode == VXR_MESH_GREEDY)
-            merge_plane(&b, f + i, j - i, open, open + faces);
+            merge_plane(&b, f + i, j - i, open, open + widest);
         else
             for (size_t q = i; q < j; q++)
                 quad(&b, f[q].dir, f[q].plane, f[q].u, f[q].u + 1, f[q].v, f[q].v + 1, f[q].color);
