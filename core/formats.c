@@ -161,6 +161,7 @@ static const vxr_format formats[] = {
      NULL},
     {"Schematic", ".schematic", NULL, 0, vxr_load_schematic, NULL, NULL, VXR_LITEMATIC_MAX_BYTES,
      NULL},
+    {"VoxEdit", ".vxm", "VXM", 3, vxr_load_vxm, NULL, NULL, VXR_VXM_MAX_BYTES, NULL},
     {"Build engine", ".kvx", NULL, 0, vxr_load_kvx, NULL, NULL, VXR_KVX_MAX_BYTES, NULL},
     {"Slab6", ".kv6", "Kvxl", 4, vxr_load_kv6, NULL, NULL, VXR_KV6_MAX_BYTES, NULL},
     /* after MagicaVoxel's: a .vox without its magic */

@@ -13,7 +13,7 @@
 #   tests/fuzz/run.sh [SECONDS] [BUILD] [TARGET...]
 #
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub qbt qbcl
-# gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh
+# gox vxm westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh
 # edit scene text, the default being all) pick a subset. FUZZ_RUNS=N runs
 # each target for N executions (with SECONDS 0: no time limit);
 # FUZZ_JOBS=N runs N fuzzing processes per target (libFuzzer -fork);
@@ -24,7 +24,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox cub qbt qbcl gox westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh edit scene text}
+targets=${*:-vox vl32 qb binvox cub qbt qbcl gox vxm westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh edit scene text}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -63,6 +63,7 @@ for name in $targets; do
     qbt) cp "$data"/*.qbt "$work/seeds/qbt/" ;;
     qbcl) cp "$data"/*.qbcl "$work/seeds/qbcl/" ;;
     gox) cp "$data"/*.gox "$work/seeds/gox/" ;;
+    vxm) cp "$data"/*.vxm "$work/seeds/vxm/" ;;
     westwood) cp "$data"/*.vxl "$work/seeds/westwood/" ;;
     litematic)
         for f in "$data"/*.litematic; do

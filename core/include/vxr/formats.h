@@ -116,6 +116,11 @@ VXR_API vxr_result vxr_load_litematic(const uint8_t *data, size_t size, vxr_scen
  * Minecraft. At most VXR_RLE_MAX_VOXELS cells. */
 VXR_API vxr_result vxr_load_schematic(const uint8_t *data, size_t size, vxr_scene_src *dest,
                                       vxr_error *err);
+/* VoxEdit .vxm, versions 4 to 12 (core/vxm.c): every layer one model and
+ * one instance (hidden with its layer); Y-up left-handed, a cell (x, y, z)
+ * is vxr's (x, z, y). At most VXR_RLE_MAX_VOXELS cells. */
+VXR_API vxr_result vxr_load_vxm(const uint8_t *data, size_t size, vxr_scene_src *dest,
+                                vxr_error *err);
 /* Ken Silverman's formats (core/kvx.c): the Build engine's .kvx (first mip
  * level), Slab6 and Voxlap's .kv6, and SLAB6's raw .vox (no magic, told
  * from MagicaVoxel's by its "VOX " and SLAB6's exact size). One model and
@@ -239,6 +244,7 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 #define VXR_GOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_VXL_MAX_BYTES    (1ull << 28) /* 256 MiB, both .vxl */
 #define VXR_LITEMATIC_MAX_BYTES (1ull << 28) /* 256 MiB of gzip, .litematic and .schematic */
+#define VXR_VXM_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_KVX_MAX_BYTES    (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
 #define VXR_KV6_MAX_BYTES    (1ull << 30) /* 1 GiB */
 #define VXR_SLAB6_MAX_BYTES  (1ull << 30) /* 1 GiB */
