@@ -1,8 +1,14 @@
 /* libFuzzer target for a loader of voxel lists (FUZZ_LOADER: vxr_load_vox
- * for fuzz_vox, vxr_load_vl32 for fuzz_vl32) from memory, then the octree
- * build. */
+ * for fuzz_vox, vxr_load_vl32 for fuzz_vl32, ...) from memory, then the
+ * octree build. */
 #include <stdlib.h>
 #include "vxr/formats.h"
+
+/* The NBT entries of the gzip formats live in the core's internals. */
+vxr_result vxr_load_litematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,
+                                  vxr_error *err);
+vxr_result vxr_load_schematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *dest,
+                                  vxr_error *err);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

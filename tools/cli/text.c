@@ -240,7 +240,7 @@ int cli_rays_and_scene(const char *rays_path, bool nonempty, const char *path, v
         }
     }
     vxr_error err = {{0}};
-    vxr_result r = cli_scene_load(path, scene, NULL, NULL, &err);
+    vxr_result r = vxr_scene_load(path, scene, &err);
     if (r == VXR_OK) return EXIT_OK;
     free(*rays);
     *rays = NULL;
