@@ -313,7 +313,12 @@ static vxr_result load_any(const char *path, const vxr_load_options *options, vx
 }
 
 vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err) {
-    return load_any(path, NULL, dest, NULL, NULL, NULL, err);
+    return vxr_scene_src_load_options(path, NULL, dest, err);
+}
+
+vxr_result vxr_scene_src_load_options(const char *path, const vxr_load_options *options,
+                                      vxr_scene_src *dest, vxr_error *err) {
+    return load_any(path, options, dest, NULL, NULL, NULL, err);
 }
 
 vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {

@@ -138,13 +138,13 @@ int cmd_bench_build(int argc, char **argv) {
     threads = vxr_build_threads(threads);
     vxr_scene_src src, lists;
     vxr_error err = {{0}};
-    vxr_result r = vxr_scene_src_load(path, &src, &err);
+    vxr_result r = vxr_scene_src_load_options(path, &cli_load, &src, &err);
     if (r != VXR_OK) return cli_fail(path, r, &err);
     /* The incremental path (and a peer) takes lists: a generator's model
      * is made into one, in a second source. */
     bool generated = false;
     for (uint32_t i = 0; i < src.model_count; i++) generated |= src.models[i].gen != NULL;
-    if (generated) r = vxr_scene_src_load(path, &lists, &err);
+    if (generated) r = vxr_scene_src_load_options(path, &cli_load, &lists, &err);
     for (uint32_t i = 0; generated && r == VXR_OK && i < lists.model_count; i++)
         r = vxr_model_src_materialize(&lists.models[i], &err);
     if (!generated) lists = src;

@@ -331,6 +331,9 @@ VXR_API vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest,
 typedef struct vxr_load_options {
     uint32_t frame;
 } vxr_load_options;
+/* vxr_scene_src_load with options (NULL: the defaults). */
+VXR_API vxr_result vxr_scene_src_load_options(const char *path, const vxr_load_options *options,
+                                              vxr_scene_src *dest, vxr_error *err);
 /* vxr_scene_load_survey with options (NULL: the defaults). */
 VXR_API vxr_result vxr_scene_load_options(const char *path, const vxr_load_options *options,
                                           vxr_scene **dest, const vxr_format **format,
