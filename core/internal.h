@@ -261,8 +261,8 @@ const uint8_t *vxr_nbt_string(const vxr_nbt *s, size_t *len);
 /* A gzip file of NBT (.litematic, .schematic): refused unless gzip (what
  * names the format in the message), unpacked up to 1 GiB, then given to
  * load (core/nbt.c). */
-vxr_result vxr_load_gzip_nbt(const uint8_t *data, size_t size, vxr_scene_src *dest,
-                             vxr_error *err, const char *what,
+vxr_result vxr_load_gzip_nbt(const uint8_t *data, size_t size, vxr_scene_src *dest, vxr_error *err,
+                             const char *what,
                              vxr_result (*load)(const uint8_t *, size_t, vxr_scene_src *,
                                                 vxr_error *));
 
@@ -282,8 +282,7 @@ vxr_result vxr_load_schematic_nbt(const uint8_t *nbt, size_t n, vxr_scene_src *d
 uint32_t vxr_mc_block_color(const uint8_t *name, size_t len, bool *known);
 
 /* The survey of a file of format f (core/survey.c). */
-void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size,
-                     vxr_file_survey *out);
+void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size, vxr_file_survey *out);
 
 /* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
 const uint32_t *vxr_vox_default_palette(void);

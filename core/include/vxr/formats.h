@@ -234,20 +234,20 @@ VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *
 /* Input limits, in bytes. A .vox holds up to 16 full 256^3 models (64 MiB
  * each); a .vl32 128 Mi voxel records; a .vxo the octrees of several
  * hundred million voxels. Real files are far smaller (tens of MB). */
-#define VXR_VOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
-#define VXR_VL32_MAX_BYTES   (1ull << 31) /* 2 GiB */
-#define VXR_VXO_MAX_BYTES    (1ull << 32) /* 4 GiB */
-#define VXR_QB_MAX_BYTES     (1ull << 30) /* 1 GiB */
-#define VXR_BINVOX_MAX_BYTES (1ull << 30) /* 1 GiB */
-#define VXR_CUB_MAX_BYTES    (1ull << 30) /* 1 GiB */
-#define VXR_QBT_MAX_BYTES    (1ull << 30) /* 1 GiB, .qbt and .qbcl */
-#define VXR_GOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
-#define VXR_VXL_MAX_BYTES    (1ull << 28) /* 256 MiB, both .vxl */
+#define VXR_VOX_MAX_BYTES       (1ull << 30) /* 1 GiB */
+#define VXR_VL32_MAX_BYTES      (1ull << 31) /* 2 GiB */
+#define VXR_VXO_MAX_BYTES       (1ull << 32) /* 4 GiB */
+#define VXR_QB_MAX_BYTES        (1ull << 30) /* 1 GiB */
+#define VXR_BINVOX_MAX_BYTES    (1ull << 30) /* 1 GiB */
+#define VXR_CUB_MAX_BYTES       (1ull << 30) /* 1 GiB */
+#define VXR_QBT_MAX_BYTES       (1ull << 30) /* 1 GiB, .qbt and .qbcl */
+#define VXR_GOX_MAX_BYTES       (1ull << 30) /* 1 GiB */
+#define VXR_VXL_MAX_BYTES       (1ull << 28) /* 256 MiB, both .vxl */
 #define VXR_LITEMATIC_MAX_BYTES (1ull << 28) /* 256 MiB of gzip, .litematic and .schematic */
-#define VXR_VXM_MAX_BYTES    (1ull << 30) /* 1 GiB */
-#define VXR_KVX_MAX_BYTES    (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
-#define VXR_KV6_MAX_BYTES    (1ull << 30) /* 1 GiB */
-#define VXR_SLAB6_MAX_BYTES  (1ull << 30) /* 1 GiB */
+#define VXR_VXM_MAX_BYTES       (1ull << 30) /* 1 GiB */
+#define VXR_KVX_MAX_BYTES       (1ull << 28) /* 256 MiB: 1024 x 1024 x 256 */
+#define VXR_KV6_MAX_BYTES       (1ull << 30) /* 1 GiB */
+#define VXR_SLAB6_MAX_BYTES     (1ull << 30) /* 1 GiB */
 /* The runs of a .qb or .binvox can name many cells in few bytes: their
  * solid voxels are bounded apart (2^27, what a .vl32 at its byte limit
  * holds). */
