@@ -25,14 +25,8 @@
 
 enum { MAX_QUADS = 1 << 18, MAX_TEXTURE = 2048 };
 
-static vxr_result cut(vxr_cursor *c, uint64_t n, const char *what) {
-    return vxr_fail(c->err, VXR_ERROR_FORMAT,
-                    "truncated: %s at byte %zu needs %llu bytes, %zu left", what, c->at,
-                    (unsigned long long)n, c->size - c->at);
-}
-
 static vxr_result skip(vxr_cursor *c, uint64_t n, const char *what) {
-    if (n > c->size - c->at) return cut(c, n, what);
+    if (n > c->size - c->at) return vxr_cursor_need(c, (size_t)n, what);
     c->at += (size_t)n;
     return VXR_OK;
 }
@@ -52,7 +46,7 @@ static vxr_result byte(vxr_cursor *c, uint8_t *v, const char *what) {
 /* Skips a NUL-terminated string. */
 static vxr_result skip_name(vxr_cursor *c, const char *what) {
     const uint8_t *end = memchr(c->data + c->at, 0, c->size - c->at);
-    if (!end) return cut(c, c->size - c->at + 1, what);
+    if (!end) return vxr_cursor_need(c, c->size - c->at + 1, what);
     c->at = (size_t)(end - c->data) + 1;
     return VXR_OK;
 }
