@@ -284,6 +284,31 @@ uint32_t vxr_mc_block_color(const uint8_t *name, size_t len, bool *known);
 /* The survey of a file of format f (core/survey.c). */
 void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size, vxr_file_survey *out);
 
+/* One shape a .vox scene graph places at a frame, as the writer's graph
+ * patcher (core/vox_graph.c) needs it. */
+typedef struct vxr_vox_shape {
+    int32_t shp, trn, trn_up; /* node ids: the nSHP; the nTRN right above it
+                                 (-1: none); the node above that (-1: none) */
+    int32_t model, entry;     /* the file model shown; its index in the nSHP's list */
+    int32_t trn_frame;        /* the index of the nTRN's key frame shown (-1: none) */
+    int32_t R[9];             /* what the nodes above the nTRN compose */
+    int64_t t[3];
+    bool hidden_above;             /* hidden by a node or layer above the nTRN */
+    bool layer_hidden, own_hidden; /* the nTRN's layer is hidden; its own _hidden */
+} vxr_vox_shape;
+typedef vxr_result (*vxr_vox_shape_fn)(void *user, const vxr_vox_shape *shape);
+/* Walks the scene graph among `chunks` (MAIN's children: SIZE, nTRN, nGRP,
+ * nSHP and LAYR are read, the others skipped) at animation frame `frame`
+ * as vxr_load_vox_frame does, calling fn for each shape in the order the
+ * reader makes instances. Fails where the reader fails on the same graph,
+ * or with fn's failure. */
+vxr_result vxr_vox_walk(const uint8_t *chunks, size_t size, uint32_t frame, vxr_vox_shape_fn fn,
+                        void *user, vxr_error *err);
+
+/* A MATL chunk's content as the .vox reader takes it: the material id and
+ * the material (core/vox.c); false when malformed. */
+bool vxr_vox_parse_material(const uint8_t *chunk, size_t size, int32_t *id, vxr_material *dest);
+
 /* MagicaVoxel's default palette (RGBA8, as vxr_rgba packs it; core/vox.c). */
 const uint32_t *vxr_vox_default_palette(void);
 

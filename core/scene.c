@@ -244,6 +244,7 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
         }
         memcpy(s->vox_chunks, src->vox_chunks, src->vox_chunks_size);
         s->vox_chunks_size = src->vox_chunks_size;
+        s->vox_frame = src->vox_frame;
     }
     double t0 = now_s();
     threads = vxr_build_threads(threads);

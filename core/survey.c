@@ -1,7 +1,8 @@
 /* What a chunked file held and what of it vxr read (vxr_scene_load_survey,
  * `vxr info`): the chunks of a MagicaVoxel .vox (MAIN's children) and of a
- * Goxel .gox, counted by id, split into those the loaders read and those
- * they skip; a .vox's animation frames past frame 0 count as skipped. */
+ * Goxel .gox, counted by id, split into those the loaders read, those a
+ * .vox keeps unread for the writer (with its other animation frames), and
+ * those they skip. */
 #include <string.h>
 #include "internal.h"
 
@@ -11,12 +12,14 @@ typedef struct tally {
     char id[MAX_IDS][5];
     uint32_t count[MAX_IDS];
     uint32_t n;
-    uint64_t frames; /* .vox: nTRN frames past frame 0 */
+    uint64_t frames; /* .vox: nTRN key frames past each node's first */
 } tally;
 
 static void count(tally *t, const uint8_t *id) {
     char s[5];
-    for (int i = 0; i < 4; i++) s[i] = id[i] >= 0x20 && id[i] < 0x7f ? (char)id[i] : '?';
+    /* printable, and safe inside a JSON string */
+    for (int i = 0; i < 4; i++)
+        s[i] = id[i] >= 0x20 && id[i] < 0x7f && id[i] != '"' && id[i] != '\\' ? (char)id[i] : '?';
     s[4] = 0;
     for (int i = 3; i > 0 && s[i] == ' '; i--) s[i] = 0; /* Goxel's "IMG " */
     for (uint32_t i = 0; i < t->n; i++)
@@ -41,14 +44,15 @@ static void append(char *dest, size_t size, const char *fmt, const char *id, uin
     snprintf(dest + used, size - used, fmt, used ? ", " : "", id, (unsigned long long)n);
 }
 
-static void report(const tally *t, const char *const *kept, vxr_file_survey *out) {
+static void report(const tally *t, const char *const *kept, const char *const *saved,
+                   vxr_file_survey *out) {
     for (uint32_t i = 0; i < t->n; i++) {
-        const bool k = listed(t->id[i], kept);
-        append(k ? out->kept : out->skipped, k ? sizeof out->kept : sizeof out->skipped,
-               "%s%s %llu", t->id[i], t->count[i]);
+        char *dest = listed(t->id[i], kept)    ? out->kept
+                     : listed(t->id[i], saved) ? out->saved
+                                               : out->skipped;
+        append(dest, sizeof out->kept, "%s%s %llu", t->id[i], t->count[i]);
     }
-    if (t->frames)
-        append(out->skipped, sizeof out->skipped, "%s%s: %llu", "frames past frame 0", t->frames);
+    if (t->frames) append(out->saved, sizeof out->saved, "%s%s: %llu", "other frames", t->frames);
 }
 
 static uint32_t le32(const uint8_t *p) {
@@ -72,6 +76,7 @@ static bool skip_dict(const uint8_t *d, size_t end, size_t *at) {
 static void survey_vox(const uint8_t *d, size_t size, vxr_file_survey *out) {
     static const char *const kept[] = {"SIZE", "XYZI", "RGBA", "nTRN", "nGRP",
                                        "nSHP", "LAYR", "MATL", NULL};
+    static const char *const saved[] = {"rOBJ", "rCAM", "NOTE", "IMAP", NULL};
     tally t = {0};
     if (size < 20 || memcmp(d + 8, "MAIN", 4)) return;
     size_t at = 20 + le32(d + 12);
@@ -91,7 +96,7 @@ static void survey_vox(const uint8_t *d, size_t size, vxr_file_survey *out) {
         }
         at += 12 + (size_t)content + children;
     }
-    report(&t, kept, out);
+    report(&t, kept, saved, out);
 }
 
 static void survey_gox(const uint8_t *d, size_t size, vxr_file_survey *out) {
@@ -103,7 +108,8 @@ static void survey_gox(const uint8_t *d, size_t size, vxr_file_survey *out) {
         count(&t, d + at);
         at += 12 + (size_t)len;
     }
-    report(&t, kept, out);
+    static const char *const none[] = {NULL};
+    report(&t, kept, none, out);
 }
 
 void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size, vxr_file_survey *out) {

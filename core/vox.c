@@ -2,8 +2,10 @@
  *
  * Read: SIZE/XYZI model pairs, RGBA (file entry i is colour i + 1), the
  * default palette when RGBA is absent, the scene graph (nTRN, nGRP, nSHP) at
- * frame 0 (or the frame vxr_load_vox_frame asks for), LAYR and MATL (materials). Kept whole for the
- * writer, unread: rOBJ, rCAM and NOTE. Skipped: PACK, MATT, IMAP and any unknown chunk. Formats:
+ * frame 0 (or the frame vxr_load_vox_frame asks for), LAYR and MATL
+ * (materials). Kept whole for the writer (vxr_scene_src.vox_chunks): the
+ * scene graph with LAYR and the models' SIZE, MATL, and, unread, rOBJ,
+ * rCAM, NOTE and IMAP. Skipped: PACK, MATT and any unknown chunk. Formats:
  * ephtracy/voxel-model MagicaVoxel-file-format-vox.txt and
  * MagicaVoxel-file-format-vox-extension.txt.
  *
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "vox_parse.h"
 
 static const uint32_t default_palette[256] = {
 #include "vox_palette.inc"
@@ -38,12 +41,6 @@ enum {
     MAX_MODEL_SIZE = 256
 };
 enum { NODE_TRN = 1, NODE_GRP, NODE_SHP };
-
-typedef struct span {
-    const uint8_t *p;
-    size_t size;
-    size_t base; /* file offset of p, for messages */
-} span;
 
 typedef struct gnode {
     int32_t id;
@@ -69,52 +66,19 @@ typedef struct reader {
     layer *layers;
     uint32_t n_layers, cap_layers;
     int has_palette;
-    uint32_t visits;
-    int64_t frame; /* the animation frame read (0 by default) */
+    uint32_t visits, visits_shapes;
+    int64_t frame;     /* the animation frame read (0 by default) */
+    size_t (*kept)[2]; /* chunks kept for the writer: offset, whole size */
+    uint32_t n_kept, cap_kept;
+    /* vxr_vox_walk: shapes go to shape() instead of becoming instances */
+    vxr_vox_shape_fn shape;
+    void *user;
+    vxr_vox_shape path; /* the nTRN being walked through, as a shape sees it */
+    int32_t up;         /* the node whose child is being visited (-1: none) */
 } reader;
 
 static vxr_result fail_at(reader *r, size_t at, const char *what) {
     return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %zu: %s", at, what);
-}
-
-static int rd_i32(span *s, size_t *pos, int32_t *v) {
-    if (s->size - *pos < 4 || *pos > s->size) return 0;
-    const uint8_t *b = s->p + *pos;
-    *v = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                   (uint32_t)b[3] << 24);
-    *pos += 4;
-    return 1;
-}
-
-/* A STRING (int32 length, bytes). */
-static int rd_str(span *s, size_t *pos, const uint8_t **str, uint32_t *len) {
-    int32_t n;
-    if (!rd_i32(s, pos, &n) || n < 0 || (size_t)n > s->size - *pos) return 0;
-    *str = s->p + *pos;
-    *len = (uint32_t)n;
-    *pos += (size_t)n;
-    return 1;
-}
-
-/* Scans a DICT for key; the value is returned when found (first match).
- * Returns 0 on a malformed dict. */
-static int rd_dict(span *s, size_t *pos, const char *key, const uint8_t **val, uint32_t *vlen,
-                   int *found) {
-    int32_t n;
-    *found = 0;
-    if (!rd_i32(s, pos, &n) || n < 0) return 0;
-    size_t klen = strlen(key);
-    for (int32_t i = 0; i < n; i++) {
-        const uint8_t *k, *v;
-        uint32_t kl, vl;
-        if (!rd_str(s, pos, &k, &kl) || !rd_str(s, pos, &v, &vl)) return 0;
-        if (!*found && kl == klen && !memcmp(k, key, klen)) {
-            *val = v;
-            *vlen = vl;
-            *found = 1;
-        }
-    }
-    return 1;
 }
 
 /* A DICT value as a float (MATL's numbers: "0.5", "1e-2"); false for junk. */
@@ -135,12 +99,12 @@ static int dict_float(const uint8_t *v, uint32_t n, float *dest) {
  * taken as diffuse), _rough, _ior (stored as ior - 1), _emit and _flux
  * (emission _emit * 2^_flux). Materials only dress the voxels: a
  * malformed chunk, unknown keys and ids outside 1..255 are skipped. */
-static vxr_result read_material(reader *r, span *c, size_t at) {
+bool vxr_vox_parse_material(const uint8_t *chunk, size_t size, int32_t *id, vxr_material *dest) {
     static const char *const keys[] = {"_type", "_rough", "_ior", "_emit", "_flux"};
+    const span sc = {chunk, size, 0}, *c = &sc;
     int32_t mid;
     size_t p = 0;
-    (void)at;
-    if (!rd_i32(c, &p, &mid)) return VXR_OK;
+    if (!rd_i32(c, &p, &mid)) return false;
     const size_t dict = p;
     float num[5] = {0, 0, 0, 0, 0};
     uint32_t kind = VXR_MATERIAL_DIFFUSE;
@@ -149,7 +113,7 @@ static vxr_result read_material(reader *r, span *c, size_t at) {
         uint32_t vl;
         int found;
         p = dict;
-        if (!rd_dict(c, &p, keys[k], &v, &vl, &found)) return VXR_OK;
+        if (!rd_dict(c, &p, keys[k], &v, &vl, &found)) return false;
         if (!found) continue;
         if (k == 0) {
             kind = vl == 6 && !memcmp(v, "_metal", 6)   ? VXR_MATERIAL_METAL
@@ -157,41 +121,18 @@ static vxr_result read_material(reader *r, span *c, size_t at) {
                    : vl == 5 && !memcmp(v, "_emit", 5)  ? VXR_MATERIAL_EMIT
                                                         : VXR_MATERIAL_DIFFUSE;
         } else if (!dict_float(v, vl, &num[k])) {
-            return VXR_OK;
+            return false;
         }
     }
-    if (mid < 1 || mid > 255) return VXR_OK;
-    vxr_material *m = &r->src->materials[mid];
+    *id = mid;
+    vxr_material *m = dest;
+    memset(m, 0, sizeof *m);
     m->kind = kind;
     m->rough = num[1] < 0 ? 0 : num[1] > 1 ? 1 : num[1];
     m->ior = kind == VXR_MATERIAL_GLASS ? 1.0f + (num[2] > 0 ? num[2] : 0.5f) : 0.0f;
     float flux = num[4] < 0 ? 0 : num[4] > 8 ? 8 : num[4];
     m->emit = kind == VXR_MATERIAL_EMIT && num[3] > 0 ? num[3] * exp2f(flux) : 0.0f;
-    return VXR_OK;
-}
-
-/* Parses up to `count` decimal integers separated by spaces; returns the
- * number read, or -1 on junk. */
-static int parse_ints(const uint8_t *s, uint32_t len, int64_t *out, int count) {
-    int n = 0;
-    uint32_t i = 0;
-    while (i < len) {
-        if (s[i] == ' ') {
-            i++;
-            continue;
-        }
-        if (n == count) return -1;
-        int neg = 0;
-        if (s[i] == '-' || s[i] == '+') neg = s[i++] == '-';
-        if (i >= len || s[i] < '0' || s[i] > '9') return -1;
-        int64_t v = 0;
-        while (i < len && s[i] >= '0' && s[i] <= '9') {
-            v = v * 10 + (s[i++] - '0');
-            if (v > INT32_MAX) return -1;
-        }
-        out[n++] = neg ? -v : v;
-    }
-    return n;
+    return true;
 }
 
 static int grow(void **p, uint32_t *cap, uint32_t n, size_t elem) {
@@ -234,6 +175,16 @@ static vxr_result read_model(reader *r, span *chunk, size_t at) {
     return VXR_OK;
 }
 
+/* Chunks the writer (core/vox_save.c) needs whole: the scene graph with
+ * the models' sizes, and those it writes back unread. */
+static bool kept_whole(const char *id) {
+    static const char ids[][5] = {"SIZE", "nTRN", "nGRP", "nSHP", "LAYR",
+                                  "MATL", "rOBJ", "rCAM", "NOTE", "IMAP"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (!memcmp(id, ids[i], 4)) return true;
+    return false;
+}
+
 static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
     while (pos < end) {
         size_t at = pos;
@@ -265,7 +216,7 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
                     return vxr_fail(r->err, VXR_ERROR_FORMAT,
                                     "byte %zu: model size %dx%dx%d (each 1..256)", at, s[0], s[1],
                                     s[2]);
-            if (r->n_sizes != r->src->model_count)
+            if (!r->shape && r->n_sizes != r->src->model_count)
                 return fail_at(r, at, "SIZE chunk without an XYZI chunk after the previous one");
             r->n_sizes++;
         } else if (!memcmp(id, "XYZI", 4)) {
@@ -290,16 +241,10 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
             if (!rd_i32(&c, &p, &g->id) || g->id < 0)
                 return fail_at(r, at, "scene-graph node without a valid id");
         } else if (!memcmp(id, "MATL", 4)) {
-            res = read_material(r, &c, at);
-        } else if (!memcmp(id, "rOBJ", 4) || !memcmp(id, "rCAM", 4) || !memcmp(id, "NOTE", 4)) {
-            /* kept whole for the writer */
-            vxr_scene_src *src = r->src;
-            const size_t whole = 12 + (size_t)n + (size_t)m;
-            uint8_t *k = realloc(src->vox_chunks, src->vox_chunks_size + whole);
-            if (!k) return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
-            memcpy(k + src->vox_chunks_size, file->p + at, whole);
-            src->vox_chunks = k;
-            src->vox_chunks_size += whole;
+            int32_t mid;
+            vxr_material mat;
+            if (vxr_vox_parse_material(c.p, c.size, &mid, &mat) && mid >= 1 && mid <= 255)
+                r->src->materials[mid] = mat;
         } else if (!memcmp(id, "LAYR", 4)) {
             size_t p = 0;
             if (!grow((void **)&r->layers, &r->cap_layers, r->n_layers, sizeof *r->layers))
@@ -314,6 +259,12 @@ static vxr_result read_chunks(reader *r, span *file, size_t pos, size_t end) {
             r->n_layers++;
         }
         if (res != VXR_OK) return res;
+        if (!r->shape && kept_whole(id)) {
+            if (!grow((void **)&r->kept, &r->cap_kept, r->n_kept, sizeof *r->kept))
+                return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+            r->kept[r->n_kept][0] = at;
+            r->kept[r->n_kept++][1] = 12 + (size_t)n + (size_t)m;
+        }
         pos += (size_t)n + (size_t)m;
     }
     return VXR_OK;
@@ -330,38 +281,6 @@ static gnode *find_node(reader *r, int32_t id) {
     return bsearch(&key, r->nodes, r->n_nodes, sizeof *r->nodes, cmp_node);
 }
 
-/* Rotation byte (extension spec): bits 0-1 the column of row 0's non-zero
- * entry, bits 2-3 row 1's, bits 4-6 the signs of rows 0-2 (1 = negative). */
-static int decode_rotation(uint32_t b, int32_t R[9]) {
-    uint32_t c0 = b & 3, c1 = (b >> 2) & 3;
-    if (c0 > 2 || c1 > 2 || c0 == c1 || b > 127) return 0;
-    uint32_t c2 = 3 - c0 - c1;
-    memset(R, 0, 9 * sizeof *R);
-    R[0 + c0] = b & 16 ? -1 : 1;
-    R[3 + c1] = b & 32 ? -1 : 1;
-    R[6 + c2] = b & 64 ? -1 : 1;
-    return 1;
-}
-
-/* Frame K of a list of frame dicts: the frame with the largest _f <= K (a
- * frame without _f counts as 0), else the one with the smallest _f, else
- * the first. Leaves *pos after the list. */
-typedef struct frame_pick {
-    size_t pos; /* start of the chosen dict */
-    int64_t f;  /* its _f, or INT64_MIN when it has none */
-    int have;
-} frame_pick;
-
-static void consider_frame(frame_pick *fp, size_t start, int has_f, int64_t f, int64_t k) {
-    int64_t key = has_f ? f : 0;
-    if (!fp->have) {
-        *fp = (frame_pick){start, key, 1};
-        return;
-    }
-    int better = key <= k ? (fp->f > k || key > fp->f) : (fp->f > k && key < fp->f);
-    if (better) *fp = (frame_pick){start, key, 1};
-}
-
 typedef struct xform {
     int32_t R[9];
     int64_t t[3];
@@ -370,18 +289,19 @@ typedef struct xform {
 static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t depth);
 
 static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, int hidden,
-                            uint32_t depth) {
+                            uint32_t depth, int32_t up) {
     const uint8_t *v;
     uint32_t vl;
     int found;
-    int32_t child, reserved, layer_id, frames;
+    int32_t child, reserved, layer_id, frames, shown = -1;
     if (!rd_dict(c, &pos, "_hidden", &v, &vl, &found)) return fail_at(r, g->at, "malformed nTRN");
-    if (found && vl == 1 && v[0] == '1') hidden = 1;
+    const bool own = found && vl == 1 && v[0] == '1';
     if (!rd_i32(c, &pos, &child) || !rd_i32(c, &pos, &reserved) || !rd_i32(c, &pos, &layer_id) ||
         !rd_i32(c, &pos, &frames) || frames < 0)
         return fail_at(r, g->at, "malformed nTRN");
+    bool layer_hidden = false;
     for (uint32_t i = 0; i < r->n_layers; i++)
-        if (r->layers[i].id == layer_id && r->layers[i].hidden) hidden = 1;
+        if (r->layers[i].id == layer_id && r->layers[i].hidden) layer_hidden = true;
     frame_pick fp = {0};
     for (int32_t f = 0; f < frames; f++) {
         size_t start = pos;
@@ -389,7 +309,8 @@ static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, i
         if (!rd_dict(c, &pos, "_f", &v, &vl, &found))
             return fail_at(r, g->at, "malformed nTRN frame");
         if (found && parse_ints(v, vl, &fv, 1) != 1) return fail_at(r, g->at, "bad nTRN _f");
-        consider_frame(&fp, start, found, fv, r->frame);
+        consider_frame(&fp, start, fv, r->frame);
+        if (fp.pos == start) shown = f;
     }
     xform local = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
     if (fp.have) {
@@ -416,14 +337,27 @@ static vxr_result visit_trn(reader *r, gnode *g, span *c, size_t pos, xform x, i
         if (out.t[i] < -(1ll << 24) || out.t[i] > (1ll << 24))
             return fail_at(r, g->at, "translation beyond +-2^24");
     }
-    return visit(r, child, out, hidden, depth + 1);
+    const vxr_vox_shape outer = r->path;
+    r->path = (vxr_vox_shape){.trn = g->id,
+                              .trn_up = up,
+                              .trn_frame = shown,
+                              .hidden_above = hidden,
+                              .layer_hidden = layer_hidden,
+                              .own_hidden = own};
+    memcpy(r->path.R, x.R, sizeof x.R);
+    memcpy(r->path.t, x.t, sizeof x.t);
+    vxr_result res = visit(r, child, out, hidden || own || layer_hidden, depth + 1);
+    r->path = outer;
+    return res;
 }
 
-static vxr_result add_instance(reader *r, gnode *g, int32_t model, const xform *x, int hidden) {
-    if (model < 0 || (uint32_t)model >= r->src->model_count)
+static vxr_result add_instance(reader *r, gnode *g, int32_t model, int32_t entry, const xform *x,
+                               int hidden) {
+    const uint32_t models = r->shape ? r->n_sizes : r->src->model_count;
+    if (model < 0 || (uint32_t)model >= models)
         return vxr_fail(r->err, VXR_ERROR_FORMAT, "byte %u: nSHP names model %d of %u", g->at,
-                        model, r->src->model_count);
-    if (r->src->instance_count >= MAX_INSTANCES)
+                        model, models);
+    if (r->visits_shapes++ >= MAX_INSTANCES)
         return fail_at(r, g->at, "the scene graph expands to more than 2^24 instances");
     const int32_t *S = r->sizes[model];
     vxr_instance in = {0};
@@ -441,6 +375,14 @@ static vxr_result add_instance(reader *r, gnode *g, int32_t model, const xform *
         if (t < -(1ll << 24) || t > (1ll << 24))
             return fail_at(r, g->at, "instance translation beyond +-2^24");
         in.transform.translation[i] = (float)t;
+    }
+    if (r->shape) {
+        vxr_vox_shape sh = r->path;
+        if (sh.trn != r->up) sh = (vxr_vox_shape){.trn = -1, .trn_up = -1, .trn_frame = -1};
+        sh.shp = g->id;
+        sh.model = model;
+        sh.entry = entry;
+        return r->shape(r->user, &sh);
     }
     if (vxr_scene_src_add_instance(r->src, &in) != VXR_OK)
         return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
@@ -465,9 +407,11 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
     uint32_t vl;
     int found;
     vxr_result res = VXR_OK;
+    const int32_t up = r->up;
     g->on_path = 1;
+    r->up = id;
     if (g->type == NODE_TRN) {
-        res = visit_trn(r, g, &c, pos, x, hidden, depth);
+        res = visit_trn(r, g, &c, pos, x, hidden, depth, up);
     } else if (g->type == NODE_GRP) {
         int32_t n = 0, child = 0;
         if (!rd_dict(&c, &pos, "_hidden", &v, &vl, &found) || !rd_i32(&c, &pos, &n) || n < 0 ||
@@ -480,8 +424,8 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
     } else {
         int32_t n, model;
         frame_pick fp = {0};
-        int32_t chosen = 0;
-        int have = 0;
+        int32_t chosen = 0, entry = 0;
+        r->up = up; /* a shape reports its parent */
         if (!rd_dict(&c, &pos, "_hidden", &v, &vl, &found) || !rd_i32(&c, &pos, &n) || n < 0)
             res = fail_at(r, g->at, "malformed nSHP");
         for (int32_t i = 0; res == VXR_OK && i < n; i++) {
@@ -491,16 +435,71 @@ static vxr_result visit(reader *r, int32_t id, xform x, int hidden, uint32_t dep
                 res = fail_at(r, g->at, "malformed nSHP model entry");
                 break;
             }
-            consider_frame(&fp, (size_t)i, found, fv, r->frame);
+            consider_frame(&fp, (size_t)i, fv, r->frame);
             if (fp.pos == (size_t)i) {
                 chosen = model;
-                have = 1;
+                entry = i;
             }
         }
         /* A negative model index is an error (add_instance says so), not "none". */
-        if (res == VXR_OK && have) res = add_instance(r, g, chosen, &x, hidden);
+        if (res == VXR_OK && fp.have) res = add_instance(r, g, chosen, entry, &x, hidden);
     }
     g->on_path = 0;
+    r->up = up;
+    return res;
+}
+
+/* The chunks read_chunks kept, copied whole into src->vox_chunks. */
+static vxr_result keep_chunks(reader *r, const uint8_t *data) {
+    size_t total = 0, at = 0;
+    for (uint32_t i = 0; i < r->n_kept; i++) total += r->kept[i][1];
+    if (!total) return VXR_OK;
+    uint8_t *k = malloc(total);
+    if (!k) return vxr_fail(r->err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < r->n_kept; at += r->kept[i++][1])
+        memcpy(k + at, data + r->kept[i][0], r->kept[i][1]);
+    r->src->vox_chunks = k;
+    r->src->vox_chunks_size = total;
+    return VXR_OK;
+}
+
+/* After read_chunks: the instances (or the walk's shapes) of the graph. */
+static vxr_result walk_graph(reader *r) {
+    xform id = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    vxr_result res = VXR_OK;
+    if (r->n_nodes == 0) {
+        /* No scene graph (older files): each model once, unrotated. */
+        gnode none = {0};
+        for (uint32_t i = 0; res == VXR_OK && i < r->n_sizes; i++)
+            res = add_instance(r, &none, (int32_t)i, 0, &id, 0);
+        return res;
+    }
+    qsort(r->nodes, r->n_nodes, sizeof *r->nodes, cmp_node);
+    for (uint32_t i = 1; i < r->n_nodes; i++)
+        if (r->nodes[i].id == r->nodes[i - 1].id)
+            return vxr_fail(r->err, VXR_ERROR_FORMAT,
+                            "byte %u: scene-graph node id %d appears twice", r->nodes[i].at,
+                            r->nodes[i].id);
+    r->up = -1;
+    r->path = (vxr_vox_shape){.trn = -1, .trn_up = -1, .trn_frame = -1};
+    return visit(r, 0, id, 0, 0);
+}
+
+vxr_result vxr_vox_walk(const uint8_t *chunks, size_t size, uint32_t frame, vxr_vox_shape_fn fn,
+                        void *user, vxr_error *err) {
+    vxr_scene_src scratch;
+    vxr_scene_src_init(&scratch, 1);
+    reader r = {0};
+    r.src = &scratch;
+    r.err = err;
+    r.frame = frame;
+    r.shape = fn;
+    r.user = user;
+    span all = {chunks, size, 0};
+    vxr_result res = read_chunks(&r, &all, 0, size);
+    if (res == VXR_OK) res = walk_graph(&r);
+    VXR_FREE(r.sizes, r.nodes, r.layers);
+    vxr_scene_src_free(&scratch);
     return res;
 }
 
@@ -550,27 +549,11 @@ vxr_result vxr_load_vox_frame(const uint8_t *data, size_t size, uint32_t frame, 
     }
     if (!r.has_palette) memcpy(dest->palette, default_palette, sizeof default_palette);
     dest->palette[0] = 0;
-    if (r.n_nodes == 0) {
-        /* No scene graph (older files): each model once, unrotated. */
-        xform id = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
-        gnode none = {0};
-        for (uint32_t i = 0; res == VXR_OK && i < dest->model_count; i++)
-            res = add_instance(&r, &none, (int32_t)i, &id, 0);
-        goto done;
-    }
-    qsort(r.nodes, r.n_nodes, sizeof *r.nodes, cmp_node);
-    for (uint32_t i = 1; i < r.n_nodes; i++)
-        if (r.nodes[i].id == r.nodes[i - 1].id) {
-            res = vxr_fail(err, VXR_ERROR_FORMAT, "byte %u: scene-graph node id %d appears twice",
-                           r.nodes[i].at, r.nodes[i].id);
-            goto done;
-        }
-    xform id = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
-    res = visit(&r, 0, id, 0, 0);
+    dest->vox_frame = frame;
+    res = walk_graph(&r);
+    if (res == VXR_OK) res = keep_chunks(&r, data);
 done:
-    free(r.sizes);
-    free(r.nodes);
-    free(r.layers);
+    VXR_FREE(r.sizes, r.nodes, r.layers, r.kept);
     if (res != VXR_OK) vxr_scene_src_free(dest);
     return res;
 }

@@ -1,10 +1,14 @@
 /* MagicaVoxel .vox writer, version 200: the inverse of core/vox.c.
  *
- * Layout: MAIN holding SIZE/XYZI per written model, then the scene graph
- * (root nTRN 0 -> nGRP 1 -> per instance an nTRN with `_r`/`_t` over an
- * nSHP), one LAYR (layer 0), the RGBA palette, a MATL chunk per palette
- * entry whose material is not plain diffuse, and the rOBJ, rCAM and NOTE
- * chunks the scene was read with (vxr_scene.vox_chunks), as they were.
+ * Layout: MAIN holding SIZE/XYZI per written model, then the scene graph,
+ * the RGBA palette, IMAP, MATL and the rOBJ, rCAM and NOTE chunks. A scene
+ * read from a .vox gets the file's own graph back, patched where the scene
+ * changed (core/vox_graph.c), its MATL chunks while their materials are
+ * unchanged, and IMAP, rOBJ, rCAM and NOTE as they were
+ * (vxr_scene.vox_chunks). Otherwise the graph is vxr's own: root nTRN 0 ->
+ * nGRP 1 -> per instance an nTRN with `_r`/`_t` over an nSHP, one LAYR
+ * (layer 0), and a MATL chunk per palette entry whose material is not
+ * plain diffuse.
  *
  * Placement (DESIGN.md §2): the reader turns a voxel v' of a model of size S
  * under translation t and rotation R into the instance transform
@@ -22,97 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-
-enum {
-    BLOCK = 256,               /* the largest .vox model side */
-    MAX_SHAPES = 1 << 24,      /* the reader's instance limit */
-    MAX_TRANSLATION = 1 << 24, /* the reader's translation limit */
-    IDENTITY_ROTATION = 4      /* the rotation byte of the identity */
-};
-
-/* ---- output buffer: appends, with a sticky failure ---- */
-
-typedef vxr_bytes out;
-
-static void put_i32(out *o, int32_t v) {
-    vxr_bytes_put32(o, (uint32_t)v);
-}
-
-static void put_str(out *o, const char *s) {
-    put_i32(o, (int32_t)strlen(s));
-    vxr_bytes_put(o, s, strlen(s));
-}
-
-/* A DICT of `pairs` key, value strings. */
-static void put_dict(out *o, const char *const *kv, int pairs) {
-    put_i32(o, pairs);
-    for (int i = 0; i < 2 * pairs; i++) put_str(o, kv[i]);
-}
-
-/* A chunk header with no children; chunk_end fills in the content size. */
-static size_t chunk_begin(out *o, const char *id) {
-    size_t at = o->n;
-    vxr_bytes_put(o, id, 4);
-    put_i32(o, 0);
-    put_i32(o, 0);
-    return at;
-}
-
-static void chunk_end(out *o, size_t at) {
-    if (!o->failed) vxr_put32(o->p + at + 4, (uint32_t)(o->n - at - 12));
-}
-
-/* ---- instances ---- */
-
-/* An instance as .vox holds it: a signed axis permutation, its rotation
- * byte, and a whole-cell translation. */
-typedef struct placement {
-    int32_t R[9];
-    int64_t t[3];
-    uint32_t rot;
-} placement;
-
-static vxr_result get_placement(const vxr_instance *in, uint32_t index, placement *p,
-                                vxr_error *err) {
-    const vxr_transform *tf = &in->transform;
-    if (tf->scale != 1)
-        return vxr_fail(err, VXR_ERROR_LIMIT, "instance %u has scale %g: .vox holds scale 1 only",
-                        index, (double)tf->scale);
-    uint32_t column[3] = {0, 0, 0}, used = 0;
-    for (int i = 0; i < 3; i++) {
-        int nonzero = 0;
-        for (int k = 0; k < 3; k++) {
-            float v = tf->rotation[3 * i + k];
-            if (v != 0 && v != 1 && v != -1) nonzero = 2;
-            p->R[3 * i + k] = (int32_t)v;
-            if (v != 0) {
-                nonzero++;
-                column[i] = (uint32_t)k;
-            }
-        }
-        if (nonzero != 1 || (used & 1u << column[i]))
-            return vxr_fail(err, VXR_ERROR_LIMIT,
-                            "instance %u has a rotation other than an axis permutation: .vox "
-                            "cannot hold it",
-                            index);
-        used |= 1u << column[i];
-    }
-    for (int i = 0; i < 3; i++) {
-        float v = tf->translation[i];
-        if (v != floorf(v) || fabsf(v) > (float)MAX_TRANSLATION)
-            return vxr_fail(err, VXR_ERROR_LIMIT,
-                            "instance %u has translation (%g, %g, %g), not whole cells within "
-                            "+-2^24: .vox cannot hold it",
-                            index, (double)tf->translation[0], (double)tf->translation[1],
-                            (double)tf->translation[2]);
-        p->t[i] = (int64_t)v;
-    }
-    /* core/vox.c decode_rotation, backwards. */
-    p->rot = column[0] | column[1] << 2 | (uint32_t)(p->R[column[0]] < 0) << 4 |
-             (uint32_t)(p->R[3 + column[1]] < 0) << 5 | (uint32_t)(p->R[6 + column[2]] < 0) << 6;
-    return VXR_OK;
-}
+#include "vox_write.h"
 
 /* ---- colours ---- */
 
@@ -184,21 +98,6 @@ static int cmp_cell(const void *a, const void *b) {
     return 0;
 }
 
-/* One written .vox model: a model's voxels v with v - shift in 0..size-1. */
-typedef struct piece {
-    int32_t shift[3], size[3];
-} piece;
-
-typedef struct saver {
-    const vxr_scene *scene;
-    vxr_error *err;
-    out o;
-    colours *rgba; /* NULL for a paletted scene */
-    piece *pieces;
-    uint32_t n_pieces, cap_pieces;
-    uint32_t *first, *count; /* per scene model: its pieces; count 0: not written */
-} saver;
-
 static bool add_piece(saver *s, const int32_t shift[3], const int32_t size[3]) {
     if (s->n_pieces == s->cap_pieces) {
         uint32_t cap = s->cap_pieces ? s->cap_pieces * 2 : 64;
@@ -220,8 +119,10 @@ static uint32_t palette_index(const saver *s, uint32_t attr) {
 }
 
 /* SIZE and XYZI of cells c[0..n) shifted by shift; records the piece. */
-static vxr_result write_piece(saver *s, const cell *c, size_t n, const int32_t shift[3]) {
+static vxr_result write_piece(saver *s, const cell *c, size_t n, const int32_t shift[3],
+                              const int32_t *floor_size) {
     int32_t size[3] = {1, 1, 1};
+    if (floor_size) memcpy(size, floor_size, sizeof size);
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < 3; k++)
             if (c[i].p[k] - shift[k] + 1 > size[k]) size[k] = c[i].p[k] - shift[k] + 1;
@@ -267,6 +168,26 @@ static void fitting_shift(const int32_t lo[3], const int32_t hi[3], int32_t d[3]
         d[k] = depth <= 8 ? (int32_t)((((lo[k] + h) >> depth) << depth) - h) : lo[k];
 }
 
+/* A model read from the file keeps its pivot floor(S/2) (S its SIZE
+ * there), so that every key frame of the file's graph (core/vox_graph.c)
+ * places its voxels as before: per axis its SIZE while the voxels lie
+ * within it, else the smallest box centred on the pivot, when that fits
+ * in a block. */
+static bool keep_pivot(const saver *s, uint32_t m, const int32_t lo[3], const int32_t hi[3],
+                       int32_t d[3], int32_t size[3]) {
+    if (m >= s->file_models || s->scene->model_added[m]) return false;
+    for (int k = 0; k < 3; k++) {
+        const int32_t S = s->file_size[m][k], c = S / 2;
+        const int64_t half =
+            (int64_t)c - lo[k] > (int64_t)hi[k] - c ? (int64_t)c - lo[k] : (int64_t)hi[k] - c;
+        const bool inside = lo[k] >= 0 && hi[k] <= S;
+        if (!inside && 2 * half > BLOCK) return false;
+        size[k] = inside ? S : (int32_t)(2 * half);
+        d[k] = inside ? 0 : c - (int32_t)half;
+    }
+    return true;
+}
+
 /* Writes model m as one piece, or as blocks of BLOCK^3 when it is wider. */
 static vxr_result write_model(saver *s, uint32_t m) {
     const vxr_octree *t = &s->scene->models[m];
@@ -300,15 +221,16 @@ static vxr_result write_model(saver *s, uint32_t m) {
     s->first[m] = s->n_pieces;
     vxr_result r = VXR_OK;
     if (!split) {
-        int32_t d[3];
-        fitting_shift(lo, hi, d);
-        r = write_piece(s, cs.c, cs.n, d);
+        int32_t d[3], size[3];
+        const bool pivot = keep_pivot(s, m, lo, hi, d, size);
+        if (!pivot) fitting_shift(lo, hi, d);
+        r = write_piece(s, cs.c, cs.n, d, pivot ? size : NULL);
     }
     for (size_t i = 0, j; split && r == VXR_OK && i < cs.n; i = j) {
         for (j = i + 1; j < cs.n && cs.c[j].block == cs.c[i].block;) j++;
         int32_t d[3];
         for (int k = 0; k < 3; k++) d[k] = base[k] + (cs.c[i].p[k] - base[k]) / BLOCK * BLOCK;
-        r = write_piece(s, cs.c + i, j - i, d);
+        r = write_piece(s, cs.c + i, j - i, d, NULL);
     }
     s->count[m] = s->n_pieces - s->first[m];
     free(cs.c);
@@ -324,116 +246,18 @@ static bool model_written(const vxr_scene *scene, uint32_t m, const bool *named)
 
 /* ---- scene graph ---- */
 
-static void put_trn(out *o, int32_t id, int32_t child, int32_t layer, bool hidden, uint32_t rot,
-                    const int64_t t[3]) {
-    size_t at = chunk_begin(o, "nTRN");
-    put_i32(o, id);
-    static const char *const hide[] = {"_hidden", "1"};
-    put_dict(o, hide, hidden ? 1 : 0);
-    put_i32(o, child);
-    put_i32(o, -1); /* reserved */
-    put_i32(o, layer);
-    put_i32(o, 1); /* frames */
-    if (t) {
-        char r[16], tr[64];
-        snprintf(r, sizeof r, "%u", rot);
-        snprintf(tr, sizeof tr, "%lld %lld %lld", (long long)t[0], (long long)t[1],
-                 (long long)t[2]);
-        const char *const frame[] = {"_r", r, "_t", tr};
-        put_dict(o, frame, 2);
-    } else {
-        put_dict(o, NULL, 0);
-    }
-    chunk_end(o, at);
-}
-
-static void put_shp(out *o, int32_t id, uint32_t model) {
-    size_t at = chunk_begin(o, "nSHP");
-    put_i32(o, id);
-    put_dict(o, NULL, 0);
-    put_i32(o, 1);
-    put_i32(o, (int32_t)model);
-    put_dict(o, NULL, 0);
-    chunk_end(o, at);
-}
-
-static void put_grp(out *o, int32_t id, const int32_t *children, uint32_t n) {
-    size_t at = chunk_begin(o, "nGRP");
-    put_i32(o, id);
-    put_dict(o, NULL, 0);
-    put_i32(o, (int32_t)n);
-    for (uint32_t i = 0; i < n; i++) put_i32(o, children[i]);
-    chunk_end(o, at);
-}
-
-/* Node ids of instance i's subtree: its nTRN, then (one piece) its nSHP,
- * or (several) its nGRP and an nTRN, nSHP pair per piece. */
-static int32_t subtree_nodes(const saver *s, uint32_t model) {
-    return s->count[model] == 1 ? 2 : 2 + 2 * (int32_t)s->count[model];
-}
-
-static bool saved(const vxr_instance *in) {
-    return !(in->flags & VXR_INSTANCE_REMOVED);
-}
-
-/* The nTRN of a piece p of a model under R: t = T + R (shift + floor(S/2)). */
-static void piece_translation(const piece *p, const placement *pl, int64_t dest[3]) {
-    for (int i = 0; i < 3; i++) {
-        dest[i] = pl ? pl->t[i] : 0;
-        for (int k = 0; k < 3; k++) {
-            int32_t r = pl ? pl->R[3 * i + k] : i == k;
-            dest[i] += r * ((int64_t)p->shift[k] + p->size[k] / 2);
-        }
-    }
-}
-
-static vxr_result write_instance(saver *s, uint32_t i, int32_t id) {
-    const vxr_instance *in = &s->scene->instances[i];
-    placement pl;
-    get_placement(in, i, &pl, NULL); /* checked before */
-    bool hidden = (in->flags & VXR_INSTANCE_HIDDEN) != 0;
-    uint32_t first = s->first[in->model], n = s->count[in->model];
-    /* What the reader composes for each piece must stay within its limit. */
-    for (uint32_t k = 0; k < n; k++) {
-        int64_t t[3];
-        piece_translation(&s->pieces[first + k], &pl, t);
-        for (int j = 0; j < 3; j++)
-            if (t[j] < -MAX_TRANSLATION || t[j] > MAX_TRANSLATION)
-                return vxr_fail(s->err, VXR_ERROR_LIMIT,
-                                "instance %u: its .vox translation lies beyond +-2^24", i);
-    }
-    if (n == 1) {
-        int64_t t[3];
-        piece_translation(&s->pieces[first], &pl, t);
-        put_trn(&s->o, id, id + 1, 0, hidden, pl.rot, t);
-        put_shp(&s->o, id + 1, first);
-        return VXR_OK;
-    }
-    put_trn(&s->o, id, id + 1, 0, hidden, pl.rot, pl.t);
-    int32_t *children = malloc(n * sizeof *children);
-    if (!children) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
-    for (uint32_t k = 0; k < n; k++) children[k] = id + 2 + 2 * (int32_t)k;
-    put_grp(&s->o, id + 1, children, n);
-    free(children);
-    for (uint32_t k = 0; k < n; k++) {
-        int64_t t[3];
-        piece_translation(&s->pieces[first + k], NULL, t);
-        put_trn(&s->o, id + 2 + 2 * (int32_t)k, id + 3 + 2 * (int32_t)k, 0, false,
-                IDENTITY_ROTATION, t);
-        put_shp(&s->o, id + 3 + 2 * (int32_t)k, first + k);
-    }
-    return VXR_OK;
-}
-
 static vxr_result write_graph(saver *s) {
     const vxr_scene *sc = s->scene;
+    bool kept = false;
+    vxr_result kr = vxr_vox_write_kept_graph(s, &kept);
+    if (kr != VXR_OK || kept) return kr;
     uint32_t n = 0;
     uint64_t shapes = 0, ids = 2;
     for (uint32_t i = 0; i < sc->instance_count; i++) {
-        if (!saved(&sc->instances[i])) continue;
+        if (!vxr_vox_saved(&sc->instances[i])) continue;
         n++;
         shapes += s->count[sc->instances[i].model];
-        ids += (uint64_t)subtree_nodes(s, sc->instances[i].model);
+        ids += (uint64_t)vxr_vox_subtree_nodes(s, sc->instances[i].model);
     }
     if (shapes > MAX_SHAPES || ids > INT32_MAX)
         return vxr_fail(s->err, VXR_ERROR_LIMIT,
@@ -444,30 +268,30 @@ static vxr_result write_graph(saver *s) {
     if (!children) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
     int32_t id = 2;
     for (uint32_t i = 0, k = 0; i < sc->instance_count; i++) {
-        if (!saved(&sc->instances[i])) continue;
+        if (!vxr_vox_saved(&sc->instances[i])) continue;
         children[k++] = id;
-        id += subtree_nodes(s, sc->instances[i].model);
+        id += vxr_vox_subtree_nodes(s, sc->instances[i].model);
     }
-    put_trn(&s->o, 0, 1, -1, false, IDENTITY_ROTATION, NULL);
-    put_grp(&s->o, 1, children, n);
+    vxr_vox_put_trn(&s->o, 0, 1, -1, false, IDENTITY_ROTATION, NULL);
+    vxr_vox_put_grp(&s->o, 1, children, n);
     free(children);
     vxr_result r = VXR_OK;
     id = 2;
     for (uint32_t i = 0; r == VXR_OK && i < sc->instance_count; i++) {
-        if (!saved(&sc->instances[i])) continue;
-        r = write_instance(s, i, id);
-        id += subtree_nodes(s, sc->instances[i].model);
+        if (!vxr_vox_saved(&sc->instances[i])) continue;
+        r = vxr_vox_write_instance(s, i, id, 0);
+        id += vxr_vox_subtree_nodes(s, sc->instances[i].model);
     }
-    return r;
-}
-
-static void write_palette(saver *s) {
-    size_t at = chunk_begin(&s->o, "LAYR");
+    const size_t at = chunk_begin(&s->o, "LAYR");
     put_i32(&s->o, 0);
     put_dict(&s->o, NULL, 0);
     put_i32(&s->o, -1);
     chunk_end(&s->o, at);
-    at = chunk_begin(&s->o, "RGBA");
+    return r;
+}
+
+static void write_palette(saver *s) {
+    size_t at = chunk_begin(&s->o, "RGBA");
     for (uint32_t i = 1; i <= 256; i++) {
         uint32_t c = 0;
         if (i < 256) c = s->rgba ? (i <= s->rgba->n ? s->rgba->v[i - 1] : 0) : s->scene->palette[i];
@@ -478,15 +302,31 @@ static void write_palette(saver *s) {
     chunk_end(&s->o, at);
 }
 
-/* MATL for every palette entry whose material is not plain diffuse (as
- * core/vox.c reads it back: _type, _rough, _ior - 1, and the emission as
- * _emit * 2^_flux with _emit at most 1). A scene of RGBA8 voxels has no
- * palette materials to keep. */
+/* The file's MATL chunks as they were while their material is the
+ * scene's, then MATL for every other palette entry whose material is not
+ * plain diffuse (as core/vox.c reads it back: _type, _rough, _ior - 1,
+ * and the emission as _emit * 2^_flux with _emit at most 1). A scene of
+ * RGBA8 voxels has no palette materials to keep. */
 static void write_materials(saver *s) {
     static const char *const kinds[] = {"_diffuse", "_metal", "_glass", "_emit"};
-    for (int k = 1; k < 256 && s->scene->attr_size == 1; k++) {
-        const vxr_material *m = &s->scene->materials[k];
-        if (m->kind == VXR_MATERIAL_DIFFUSE && m->rough == 0) continue;
+    const vxr_scene *sc = s->scene;
+    bool kept[256] = {false};
+    const uint8_t *id, *c;
+    size_t at = 0, at0 = 0, n;
+    for (; sc->attr_size == 1 &&
+           vxr_vox_next_chunk(sc->vox_chunks, sc->vox_chunks_size, &at, &id, &c, &n);
+         at0 = at) {
+        int32_t k;
+        vxr_material m;
+        if (memcmp(id, "MATL", 4) || !vxr_vox_parse_material(c, n, &k, &m)) continue;
+        const bool entry = k >= 1 && k <= 255;
+        if (entry && memcmp(&m, &sc->materials[k], sizeof m)) continue;
+        if (entry) kept[k] = true;
+        vxr_bytes_put(&s->o, id, at - at0);
+    }
+    for (int k = 1; k < 256 && sc->attr_size == 1; k++) {
+        const vxr_material *m = &sc->materials[k];
+        if (kept[k] || (m->kind == VXR_MATERIAL_DIFFUSE && m->rough == 0)) continue;
         char rough[32], ior[32], emit[32], flux[8];
         int f = 0;
         while (f < 8 && m->emit > exp2f((float)f)) f++;
@@ -503,10 +343,10 @@ static void write_materials(saver *s) {
                              emits ? emit : ior,
                              "_flux",
                              flux};
-        const size_t at = chunk_begin(&s->o, "MATL");
+        const size_t start = chunk_begin(&s->o, "MATL");
         put_i32(&s->o, k);
         put_dict(&s->o, kv, emits ? 4 : m->kind == VXR_MATERIAL_GLASS ? 3 : 2);
-        chunk_end(&s->o, at);
+        chunk_end(&s->o, start);
     }
 }
 
@@ -515,12 +355,12 @@ static void write_materials(saver *s) {
 static vxr_result check_instances(const vxr_scene *sc, bool *named, vxr_error *err) {
     for (uint32_t i = 0; i < sc->instance_count; i++) {
         const vxr_instance *in = &sc->instances[i];
-        if (!saved(in)) continue;
+        if (!vxr_vox_saved(in)) continue;
         if (in->model >= sc->model_count)
             return vxr_fail(err, VXR_ERROR_ARGUMENT, "instance %u names model %u of %u", i,
                             in->model, sc->model_count);
         placement pl;
-        vxr_result r = get_placement(in, i, &pl, err);
+        vxr_result r = vxr_vox_get_placement(in, i, &pl, err);
         if (r != VXR_OK) return r;
         named[in->model] = true;
     }
@@ -541,6 +381,39 @@ static vxr_result collect_colours(saver *s, const bool *written) {
     return VXR_OK;
 }
 
+/* The chunks the file came with among `ids` (4 bytes each), in order. */
+static void write_unread(saver *s, const char *ids) {
+    const vxr_scene *sc = s->scene;
+    const uint8_t *id, *c;
+    size_t at = 0, at0 = 0, n;
+    for (; vxr_vox_next_chunk(sc->vox_chunks, sc->vox_chunks_size, &at, &id, &c, &n); at0 = at)
+        for (const char *k = ids; *k; k += 4)
+            if (!memcmp(id, k, 4)) vxr_bytes_put(&s->o, id, at - at0);
+}
+
+/* The SIZE of each model of the file the scene was read from. */
+static vxr_result file_sizes(saver *s) {
+    const vxr_scene *sc = s->scene;
+    const uint8_t *id, *c;
+    size_t at = 0, n;
+    uint32_t count = 0;
+    while (vxr_vox_next_chunk(sc->vox_chunks, sc->vox_chunks_size, &at, &id, &c, &n))
+        count += !memcmp(id, "SIZE", 4) && n >= 12;
+    s->file_size = count ? malloc(count * sizeof *s->file_size) : NULL;
+    if (count && !s->file_size) return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
+    for (at = 0, count = 0;
+         vxr_vox_next_chunk(sc->vox_chunks, sc->vox_chunks_size, &at, &id, &c, &n);)
+        if (!memcmp(id, "SIZE", 4) && n >= 12) {
+            for (int k = 0; k < 3; k++) {
+                const uint32_t v = vxr_get32(c + 4 * k);
+                s->file_size[count][k] = v >= 1 && v <= BLOCK ? (int32_t)v : 1;
+            }
+            count++;
+        }
+    s->file_models = count;
+    return VXR_OK;
+}
+
 static vxr_result save(saver *s) {
     const vxr_scene *sc = s->scene;
     size_t models = sc->model_count ? sc->model_count : 1;
@@ -552,6 +425,7 @@ static vxr_result save(saver *s) {
         return vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
     }
     vxr_result r = check_instances(sc, named, s->err);
+    if (r == VXR_OK) r = file_sizes(s);
     for (uint32_t m = 0; r == VXR_OK && m < sc->model_count; m++)
         named[m] = model_written(sc, m, named);
     if (r == VXR_OK) r = collect_colours(s, named);
@@ -567,9 +441,11 @@ static vxr_result save(saver *s) {
     free(named);
     if (r == VXR_OK) r = write_graph(s);
     if (r == VXR_OK) write_palette(s);
+    /* the palette's display order, while the palette is the file's */
+    if (r == VXR_OK && sc->attr_size == 1) write_unread(s, "IMAP");
     if (r == VXR_OK) write_materials(s);
-    /* the render settings, cameras and notes the file came with */
-    if (r == VXR_OK) vxr_bytes_put(&s->o, sc->vox_chunks, sc->vox_chunks_size);
+    /* render settings, cameras and notes */
+    if (r == VXR_OK) write_unread(s, "rOBJrCAMNOTE");
     if (r == VXR_OK && s->o.failed) r = vxr_fail(s->err, VXR_ERROR_MEMORY, "out of memory");
     if (r == VXR_OK && s->o.n - 20 > INT32_MAX)
         r = vxr_fail(s->err, VXR_ERROR_LIMIT, "%zu bytes of chunks: more than .vox holds (2^31)",
@@ -589,6 +465,7 @@ vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size, vx
     free(s.pieces);
     free(s.first);
     free(s.count);
+    free(s.file_size);
     if (r != VXR_OK) {
         free(s.o.p);
         return r;

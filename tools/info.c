@@ -23,13 +23,14 @@ int cmd_info(int argc, char **argv) {
         printf("\",\"models\":%u,\"instances\":%u,\"instanced_voxels\":%llu,"
                "\"aabb_min\":[%lld,%lld,%lld],\"aabb_max\":[%lld,%lld,%lld],\"nodes\":%llu,"
                "\"bricks\":%llu,\"model_voxels\":%llu,\"bytes\":%llu,\"bytes_per_voxel\":%.4f,"
-               "\"build_s\":%.6f,\"format\":\"%s\",\"read\":\"%s\",\"skipped\":\"%s\"}\n",
+               "\"build_s\":%.6f,\"format\":\"%s\",\"read\":\"%s\",\"skipped\":\"%s\","
+               "\"kept\":\"%s\"}\n",
                s.models, s.instances, (unsigned long long)s.instanced_voxels,
                (long long)s.aabb_min[0], (long long)s.aabb_min[1], (long long)s.aabb_min[2],
                (long long)s.aabb_max[0], (long long)s.aabb_max[1], (long long)s.aabb_max[2],
                (unsigned long long)s.nodes, (unsigned long long)s.bricks,
                (unsigned long long)s.model_voxels, (unsigned long long)s.bytes, bpv, scene->build_s,
-               format ? format->name : "built-in", survey.kept, survey.skipped);
+               format ? format->name : "built-in", survey.kept, survey.skipped, survey.saved);
     } else {
         printf("scene             %s\n", path);
         if (format)
@@ -38,6 +39,7 @@ int cmd_info(int argc, char **argv) {
             printf("format            built-in\n");
         if (survey.kept[0]) printf("read              %s\n", survey.kept);
         if (survey.skipped[0]) printf("skipped           %s\n", survey.skipped);
+        if (survey.saved[0]) printf("kept for saving   %s\n", survey.saved);
         printf("models            %u\n", s.models);
         printf("instances         %u visible of %u\n", s.instances, scene->instance_count);
         printf("instanced voxels  %llu\n", (unsigned long long)s.instanced_voxels);

@@ -1,7 +1,7 @@
 # One `vxr view --frames` run under Xvfb, held against `vxr render`.
 #   cmake -DVXR=vxr -DXVFB_RUN=xvfb-run -DSERVER=N -DWORK=dir -DNAME=name
 #         -DARGS="SCENE|options" -DCURSOR=X,Y [-DGRID=N] [-DCULLED=1]
-#         [-DCAMERA=file.json] [-DFRAMES=n] [-DMIN_SAMPLES=n] -P view.cmake
+#         [-DCAMERA=file.json] [-DFRAMES=n] [-DMIN_SAMPLES=n] [-DEYE=x,y,z] -P view.cmake
 # ARGS separates arguments with '|'. The viewer runs with validation on,
 # moves its mouse to CURSOR, saves its last frame and prints (--json) its
 # last pick and its camera. The last frame must equal, byte for byte, the
@@ -11,7 +11,8 @@
 # CULLED=1: the view distance must have culled some instances. CAMERA: the
 # viewer runs with --camera CAMERA, and so does render. FRAMES: frames to
 # run (default 9). MIN_SAMPLES: the last frame must hold at least that many
-# accumulated samples (a light frame; denoised below 32).
+# accumulated samples (a light frame; denoised below 32). EYE: the last
+# frame's eye, as the summary prints it.
 string(REPLACE "|" ";" args "${ARGS}")
 file(MAKE_DIRECTORY ${WORK})
 set(shot ${WORK}/${NAME}-view.png)
@@ -48,6 +49,12 @@ foreach(key eye target)
     string(REPLACE ";" "," ${key} "${${key}}")
 endforeach()
 string(JSON fov GET "${summary}" fov)
+if(DEFINED EYE)
+    string(FIND "${summary}" "\"eye\":[${EYE}]" at)
+    if(at EQUAL -1)
+        message(FATAL_ERROR "vxr view: the last frame's eye is not [${EYE}]: ${summary}")
+    endif()
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/light_args.cmake)
 view_light_args("${summary}" light_args)
 if(DEFINED MIN_SAMPLES)

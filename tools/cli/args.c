@@ -139,8 +139,9 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
         a->scene = o;
         return 1;
     }
-    static const char *const valued[] = {"--eye", "--target", "--fov",    "--size", "--grid",
-                                         "--out", "--hits",   "--camera", "--depth"};
+    static const char *const valued[] = {"--eye",   "--target",     "--fov",  "--size",
+                                         "--grid",  "--out",        "--hits", "--camera",
+                                         "--depth", "--file-camera"};
     int which = -1;
     for (int k = 0; k < (int)(sizeof valued / sizeof *valued); k++)
         if (!strcmp(o, valued[k])) which = k;
@@ -187,9 +188,16 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     case 7:
         a->camera = v;
         break;
-    default:
+    case 8:
         a->depth = v;
         break;
+    default: {
+        uint64_t k;
+        if (!cli_uint_option(cmd, o, v, 0, INT32_MAX, &k)) return -1;
+        a->file_camera = (int32_t)k;
+        a->have_file_camera = true;
+        break;
+    }
     }
     return 1;
 }
@@ -200,6 +208,9 @@ bool cli_view_args_done(cli_view_args *a, const char *cmd) {
         return cli_usage("%s: --eye and --target go together", cmd), false;
     if (a->camera && (a->have_eye || a->cam.fov_deg != 0.0f))
         return cli_usage("%s: --camera replaces --eye, --target and --fov", cmd), false;
+    if (a->have_file_camera && (a->have_eye || a->cam.fov_deg != 0.0f || a->camera))
+        return cli_usage("%s: --file-camera replaces --eye, --target, --fov and --camera", cmd),
+               false;
     if (a->depth && strcmp(cmd, "render"))
         return cli_usage("%s: unknown option '--depth' (render has it)", cmd), false;
     /* lit is the default of render and view, flat of the others */
@@ -235,6 +246,24 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
                    false;
     }
     return cli_view_args_done(a, cmd);
+}
+
+int cli_file_camera(const vxr_scene *scene, const char *scene_path, int32_t id, vxr_camera *cam) {
+    vxr_file_camera fc[64];
+    const uint32_t n = vxr_scene_file_cameras(scene, fc, 64);
+    char have[256] = "";
+    for (uint32_t k = 0; k < n && k < 64; k++) {
+        vxr_error err = {{0}};
+        if (fc[k].id == id) {
+            const vxr_result r = vxr_file_camera_apply(&fc[k], cam, &err);
+            return r == VXR_OK ? EXIT_OK : cli_fail(scene_path, r, &err);
+        }
+        const size_t used = strlen(have);
+        snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", fc[k].id);
+    }
+    fprintf(stderr, "vxr: %s: no camera %d (the file has %s)\n", scene_path, id,
+            n ? have : "no rCAM cameras");
+    return EXIT_USAGE;
 }
 
 void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam) {

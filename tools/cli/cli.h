@@ -138,7 +138,7 @@ bool cli_scene_counts(const char *cmd, const char *usage, int argc, char **argv,
 
 /* The options of the commands that look at a scene (render, bench render,
  * pickcheck, view): SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG]
- * [--camera FILE] [--size WxH] [--grid N] [--out FILE] [--hits FILE]
+ * [--camera FILE] [--file-camera K] [--size WxH] [--grid N] [--out FILE] [--hits FILE]
  * [--depth FILE] [--json] [--validate] [--no-cull]. */
 /* ---- light (tools/cli/light_args.c) ---- */
 
@@ -174,8 +174,10 @@ typedef struct cli_view_args {
     const char *scene, *out, *hits;
     vxr_camera cam; /* eye, target, fov and size as given */
     bool have_eye, have_target;
-    const char *camera; /* --camera FILE: a host camera, instead of the eye */
-    const char *depth;  /* --depth FILE (render only) */
+    const char *camera;  /* --camera FILE: a host camera, instead of the eye */
+    int32_t file_camera; /* --file-camera K: the .vox's camera slot K */
+    bool have_file_camera;
+    const char *depth; /* --depth FILE (render only) */
     uint32_t grid;
     bool json, validate, cull;
     cli_light_args light;
@@ -199,6 +201,12 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
  * bench render and the viewer. Sets eye and target. */
 #define CLI_ORBIT_VIEWS 8
 void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
+
+/* Sets cam's eye, target and fov from camera slot id of the .vox the scene
+ * was read from (vxr_file_camera_apply); on failure prints "vxr: SCENE:
+ * ..." (no such slot, listing those there are, or why the slot cannot be
+ * drawn) and returns EXIT_USAGE. */
+int cli_file_camera(const vxr_scene *scene, const char *scene_path, int32_t id, vxr_camera *cam);
 
 /* Reads --camera FILE (DESIGN.md §5) into a camera of width x height
  * (vxr_camera_from_matrices); on failure prints "vxr: FILE: ..." and

@@ -138,9 +138,10 @@ int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene
     if (r != VXR_OK) return cli_fail(a->scene, r, &err);
     int status = EXIT_OK;
     if (!a->have_eye && !a->camera) cli_orbit_camera(*scene, view, &a->cam);
-    if (a->camera)
+    if (a->have_file_camera) status = cli_file_camera(*scene, a->scene, a->file_camera, &a->cam);
+    if (status == EXIT_OK && a->camera)
         status = cli_read_camera(a->camera, a->cam.width, a->cam.height, &a->cam);
-    else if (vxr_camera_setup(&a->cam) != VXR_OK)
+    else if (status == EXIT_OK && vxr_camera_setup(&a->cam) != VXR_OK)
         status = cli_usage("%s: the camera needs --eye different from --target, at a distance "
                            "a float can normalise (squared, between 1e-38 and 3e38)",
                            cmd);

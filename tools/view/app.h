@@ -45,7 +45,7 @@ enum { EDIT_DONE, EDIT_NOTHING, EDIT_FAILED };
 /* --edit-script: one step a line, frames never decreasing: an edit
  * action, or (for scripted runs such as the soak test) a camera or a
  * culling change. */
-typedef enum view_step_kind { STEP_EDIT, STEP_CAMERA, STEP_CULL } view_step_kind;
+typedef enum view_step_kind { STEP_EDIT, STEP_CAMERA, STEP_CULL, STEP_FILE_CAMERA } view_step_kind;
 
 typedef struct view_step {
     long frame;
@@ -55,6 +55,7 @@ typedef struct view_step {
     char *path;              /* save's file, or NULL */
     float eye[3], target[3]; /* STEP_CAMERA */
     bool cull;               /* STEP_CULL */
+    int slot;                /* STEP_FILE_CAMERA */
     size_t line;
 } view_step;
 
@@ -139,6 +140,10 @@ extern const char view_keys_help[];
 
 /* Back to the starting camera (R). */
 void view_home(app *a);
+/* The number keys: the camera to slot K of the .vox the scene came from;
+ * false (a->message says why, the camera unchanged) when it has no usable
+ * slot K. */
+bool view_file_camera(app *a, int slot);
 /* Installs the GLFW input callbacks on a's window (its user pointer is a). */
 void view_input_install(app *a);
 /* Reads vxr view's arguments (argv without the command) into va; false,

@@ -449,6 +449,12 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
             return bad_line(s, lineno,
                             "camera takes EX EY EZ TX TY TZ, finite numbers, eye and target "
                             "apart");
+    } else if (!strcmp(t[1], "file-camera")) {
+        st.kind = STEP_FILE_CAMERA;
+        uint64_t k = 10;
+        if (n != 3 || cli_parse_uint(t[2], 0, 9, &k) != CLI_NUMBER_OK)
+            return bad_line(s, lineno, "file-camera takes a slot, 0..9 (the number keys)");
+        st.slot = (int)k;
     } else if (!strcmp(t[1], "cull")) {
         st.kind = STEP_CULL;
         st.cull = n == 3 && !strcmp(t[2], "on");
@@ -457,7 +463,7 @@ static int parse_step(view_script *s, char *line, size_t lineno, long frames, si
     } else if (st.action == EDIT_ACTIONS) {
         return bad_line(s, lineno,
                         "unknown action '%s' (place, remove, paint, pick-colour, next-colour, "
-                        "prev-colour, undo, redo, save, camera or cull)",
+                        "prev-colour, undo, redo, save, camera, file-camera or cull)",
                         CLI_SHOWN(t[1]));
     }
     if (st.kind == STEP_EDIT) {
@@ -512,6 +518,11 @@ int view_script_run(app *a, long frame) {
         } else if (st->kind == STEP_CULL) {
             a->cull_changed |= a->cull != st->cull;
             a->cull = st->cull;
+        } else if (st->kind == STEP_FILE_CAMERA) {
+            if (!view_file_camera(a, st->slot)) {
+                fprintf(stderr, "vxr: %s:%zu: %s\n", s->path, st->line, a->message);
+                return EXIT_INPUT;
+            }
         } else if (view_edit_do(a, st->action, st->x, st->y, st->path) != EDIT_DONE) {
             fprintf(stderr, "vxr: %s:%zu: %s\n", s->path, st->line, a->message);
             return EXIT_INPUT;

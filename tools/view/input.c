@@ -21,6 +21,7 @@ const char view_keys_help[] =
     "  F frame the picked cube, R reset the camera, [ ] halve/double the grid,\n"
     "  C culling on/off, P screenshot, H this help, Esc leave fly mode or quit;\n"
     "  L light model (flat, lit, path), arrows move the sun, O occlusion on/off;\n"
+    "  0-9 the camera slots a .vox file saved (MagicaVoxel's rCAM);\n"
     "  drop a file on the window to open it.\n"
     "E edit mode (outside fly mode): left click place the grid cube against the face,\n"
     "  left drag paint, right click remove, right drag orbit, I take the colour under\n"
@@ -55,6 +56,30 @@ void view_fly_keys(app *a, float dt) {
     float rise = (float)(glfwGetKey(w, GLFW_KEY_E) == GLFW_PRESS) -
                  (float)(glfwGetKey(w, GLFW_KEY_Q) == GLFW_PRESS);
     if (fwd != 0.0f || side != 0.0f || rise != 0.0f) view_fly(&a->cam, fwd, side, rise, speed);
+}
+
+bool view_file_camera(app *a, int slot) {
+    vxr_file_camera fc[64];
+    const uint32_t n = vxr_scene_file_cameras(a->scene, fc, 64);
+    vxr_error err = {{0}};
+    vxr_result r = VXR_ERROR_ARGUMENT;
+    snprintf(err.message, sizeof err.message, "no camera %d in the file", slot);
+    for (uint32_t k = 0; k < n && k < 64; k++)
+        if (fc[k].id == slot) {
+            vxr_camera c = a->cam;
+            if ((r = vxr_file_camera_apply(&fc[k], &c, &err)) == VXR_OK) {
+                memcpy(a->cam.eye, c.eye, sizeof c.eye);
+                memcpy(a->cam.target, c.target, sizeof c.target);
+                a->cam.fov_deg = c.fov_deg;
+            }
+            break;
+        }
+    if (r == VXR_OK)
+        snprintf(a->message, sizeof a->message, "the file's camera %d", slot);
+    else
+        snprintf(a->message, sizeof a->message, "%d: %.500s", slot, err.message);
+    a->message_until = glfwGetTime() + MESSAGE_SECONDS;
+    return r == VXR_OK;
 }
 
 /* --- input callbacks ---------------------------------------------------- */
@@ -102,6 +127,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
         fflush(stdout);
         break;
     default:
+        if (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) view_file_camera(a, key - GLFW_KEY_0);
         break;
     }
 }

@@ -460,6 +460,14 @@ static int open_view(app *a, bool *glfw) {
     a->grid = va->r.grid;
     a->cull = va->r.cull;
     a->cam.fov_deg = va->r.cam.fov_deg;
+    vxr_camera file_cam = va->r.cam;
+    if (va->r.have_file_camera) {
+        const int status = cli_file_camera(scene, va->r.scene, va->r.file_camera, &file_cam);
+        if (status != EXIT_OK) {
+            vxr_scene_destroy(scene);
+            return status;
+        }
+    }
     if (va->r.camera) {
         int status = cli_read_camera(va->r.camera, va->r.cam.width, va->r.cam.height, &a->host_cam);
         if (status != EXIT_OK) {
@@ -469,6 +477,12 @@ static int open_view(app *a, bool *glfw) {
         a->host_cam_ok = true;
     }
     set_scene(a, scene, va->r.scene, va);
+    if (va->r.have_file_camera) { /* the home view, as --eye would be */
+        memcpy(a->home_eye, file_cam.eye, sizeof a->home_eye);
+        memcpy(a->home_target, file_cam.target, sizeof a->home_target);
+        a->cam.fov_deg = file_cam.fov_deg;
+        view_home(a);
+    }
     view_light_init(a);
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {

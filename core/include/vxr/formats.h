@@ -24,6 +24,7 @@
 #define VXR_FORMATS_H
 
 #include <stdio.h>
+#include "vxr/camera.h"
 #include "vxr/scene.h"
 
 #ifdef __cplusplus
@@ -214,9 +215,21 @@ VXR_API void vxr_output_abort(vxr_output *out);
 VXR_API void vxr_output_cleanup_on_signals(void);
 
 /* MagicaVoxel .vox, version 200: a SIZE/XYZI pair per model, the scene
- * graph (root nTRN -> nGRP -> per instance an nTRN with rotation and
- * translation over an nSHP; hidden instances get "_hidden" 1), one LAYR and
- * the palette. Loading the file places every voxel at the same world cell
+ * graph, the palette and materials. A scene read from a .vox
+ * (scene->vox_chunks) gets that file's scene graph back (node names,
+ * groups, layers, every animation frame), patched where the scene changed:
+ * instance i is the i-th shape the graph places at the frame it was read
+ * at (scene->vox_frame); a moved instance changes that frame's key frame,
+ * edited models keep their pivots where they can so that the other key
+ * frames still place them, hidden ones get "_hidden" 1 on their nTRN,
+ * removed ones leave their group, added ones join the root group. The
+ * file's MATL chunks come back while their materials are unchanged, and
+ * its IMAP, rOBJ, rCAM and NOTE as they were. A scene the graph cannot
+ * hold (a node shared by several paths whose instances moved apart, a
+ * model split into blocks, an instance shown under a hidden group or
+ * layer) and any other scene get vxr's own graph: root nTRN -> nGRP -> per
+ * instance an nTRN with rotation and translation over an nSHP, one LAYR.
+ * Loading the file places every voxel at the same world cell
  * with the same colour; models keep their own cells when those lie in
  * 0..255 and are otherwise moved into that range, the translation making up
  * for it; a model wider than 256 cells is written as blocks of 256^3 under
@@ -230,6 +243,34 @@ VXR_API void vxr_output_cleanup_on_signals(void);
  * RGBA8 scene of more than 255 colours; VXR_ERROR_MEMORY. */
 VXR_API vxr_result vxr_save_vox(const vxr_scene *scene, uint8_t **data, size_t *size,
                                 vxr_error *err);
+
+/* A render camera a .vox file keeps (rCAM, MagicaVoxel's camera slots),
+ * as the format's extension document names its attributes. */
+typedef struct vxr_file_camera {
+    int32_t id;     /* the slot */
+    char mode[8];   /* _mode: "pers", "free", "pano", "orth" or "iso" */
+    float focus[3]; /* _focus: the point looked at, world units */
+    float angle[3]; /* _angle: Euler angles in degrees (pitch, yaw, roll) */
+    float radius;   /* _radius: the eye's distance from the focus */
+    float fov_deg;  /* _fov: the vertical field of view */
+} vxr_file_camera;
+/* The rCAM cameras of the .vox a scene was read from (scene->vox_chunks),
+ * in file order: up to max of them into dest (may be NULL with max 0).
+ * Returns how many the file has; cameras whose chunk is malformed or whose
+ * numbers are not finite are left out. */
+VXR_API uint32_t vxr_scene_file_cameras(const vxr_scene *scene, vxr_file_camera *dest,
+                                        uint32_t max);
+/* Sets cam's eye, target and fov (a pinhole camera, DESIGN.md §2) from a
+ * file camera: target = focus, eye = focus + radius (cos p sin y,
+ * cos p cos y, sin p) for pitch p and yaw y, roll ignored (the up axis
+ * stays +Z), the conventions vengi's MagicaVoxel reader uses; no file
+ * with a camera set and a MagicaVoxel render of it was at hand to check
+ * them against. Fails with VXR_ERROR_ARGUMENT, err saying why, for a mode
+ * other than "pers" or "free" (vxr draws file cameras in perspective) or a
+ * radius of 0 (the unset slots MagicaVoxel writes). Leaves cam's size; call
+ * vxr_camera_setup after. */
+VXR_API vxr_result vxr_file_camera_apply(const vxr_file_camera *fc, vxr_camera *cam,
+                                         vxr_error *err);
 
 /* Input limits, in bytes. A .vox holds up to 16 full 256^3 models (64 MiB
  * each); a .vl32 128 Mi voxel records; a .vxo the octrees of several
@@ -314,12 +355,15 @@ VXR_API vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest,
 
 /* What a chunked file held (.vox: MAIN's children; .gox: its chunks), as
  * lists "ID count, ..." in file order: kept, the chunks the loader reads;
- * skipped, the others (rOBJ, rCAM, NOTE, IMAP, PREV, MATE, CAMR, ...; a
- * .vox's animation frames past frame 0 as "frames past frame 0: N"). Both empty
- * for other formats and "@spec". */
+ * saved, those a .vox keeps unread for the .vox writer (rOBJ, rCAM, NOTE,
+ * IMAP) and its animation frames besides the one read ("other frames:
+ * N", nTRN key frames past each node's first); skipped, the others
+ * (PACK, PREV, MATE, CAMR, ...). All empty for other formats and
+ * "@spec". */
 typedef struct vxr_file_survey {
     char kept[256];
     char skipped[256];
+    char saved[256];
 } vxr_file_survey;
 /* vxr_scene_load_format, also filling *survey (NULL: none) from the bytes
  * it read. */

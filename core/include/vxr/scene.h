@@ -84,11 +84,15 @@ typedef struct vxr_scene_src {
     uint32_t palette[VXR_PALETTE_SIZE];
     vxr_material materials[VXR_PALETTE_SIZE]; /* per palette entry; zero: diffuse */
     uint32_t attr_size;
-    /* MagicaVoxel chunks kept whole without being read (rOBJ, rCAM, NOTE:
-     * render settings, cameras, palette notes), in file order, for the .vox
-     * writer to write back; owned, freed by vxr_scene_src_free. */
+    /* MagicaVoxel chunks kept whole for the .vox writer (vxr_save_vox), in
+     * file order: the scene graph (nTRN, nGRP, nSHP, LAYR: names, layers,
+     * animation frames) with each model's SIZE, and, unread, rOBJ, rCAM,
+     * NOTE and IMAP (render settings, cameras, palette notes and order);
+     * owned, freed by vxr_scene_src_free. vox_frame: the animation frame
+     * the instances were read at. */
     uint8_t *vox_chunks;
     size_t vox_chunks_size;
+    uint32_t vox_frame;
 } vxr_scene_src;
 
 /* A built scene: plain data. Create with vxr_scene_build or a loader of
@@ -128,9 +132,10 @@ typedef struct vxr_scene {
     vxr_change *journal;
     uint64_t journal_from;
     uint32_t journal_count, journal_capacity;
-    /* The source's vox_chunks (a copy, owned by the scene). */
+    /* The source's vox_chunks (a copy, owned by the scene) and vox_frame. */
     uint8_t *vox_chunks;
     size_t vox_chunks_size;
+    uint32_t vox_frame;
 } vxr_scene;
 
 /* Scene-source helpers for loaders and generators. Each returns
