@@ -283,9 +283,9 @@ static vxr_result unknown_format(vxr_error *err) {
 /* A scene argument's source or built scene: "@spec" generates, a file is
  * read once and handed to its format's loader. Exactly one of *src and
  * *scene is set on success (scene NULL: sources only). */
-static vxr_result load_any(const char *path, const vxr_load_options *options, vxr_scene_src *src,
-                           vxr_scene **scene, const vxr_format **format, vxr_file_survey *survey,
-                           vxr_error *err) {
+vxr_result vxr_load_any_file(const char *path, const vxr_load_options *options, vxr_scene_src *src,
+                             vxr_scene **scene, const vxr_format **format, vxr_file_survey *survey,
+                             vxr_error *err) {
     vxr_scene_src_init(src, 1);
     if (format) *format = NULL;
     if (survey) memset(survey, 0, sizeof *survey);
@@ -309,39 +309,5 @@ static vxr_result load_any(const char *path, const vxr_load_options *options, vx
         r = vxr_fail(err, VXR_ERROR_ARGUMENT, "a %s file holds built octrees, not voxel lists",
                      f->extension);
     free(data);
-    return r;
-}
-
-vxr_result vxr_scene_src_load(const char *path, vxr_scene_src *dest, vxr_error *err) {
-    return vxr_scene_src_load_options(path, NULL, dest, err);
-}
-
-vxr_result vxr_scene_src_load_options(const char *path, const vxr_load_options *options,
-                                      vxr_scene_src *dest, vxr_error *err) {
-    return load_any(path, options, dest, NULL, NULL, NULL, err);
-}
-
-vxr_result vxr_scene_load(const char *path, vxr_scene **dest, vxr_error *err) {
-    return vxr_scene_load_format(path, dest, NULL, err);
-}
-
-vxr_result vxr_scene_load_format(const char *path, vxr_scene **dest, const vxr_format **format,
-                                 vxr_error *err) {
-    return vxr_scene_load_survey(path, dest, format, NULL, err);
-}
-
-vxr_result vxr_scene_load_survey(const char *path, vxr_scene **dest, const vxr_format **format,
-                                 vxr_file_survey *survey, vxr_error *err) {
-    return vxr_scene_load_options(path, NULL, dest, format, survey, err);
-}
-
-vxr_result vxr_scene_load_options(const char *path, const vxr_load_options *options,
-                                  vxr_scene **dest, const vxr_format **format,
-                                  vxr_file_survey *survey, vxr_error *err) {
-    *dest = NULL;
-    vxr_scene_src src;
-    vxr_result r = load_any(path, options, &src, dest, format, survey, err);
-    if (r == VXR_OK && !*dest) r = vxr_scene_build(&src, dest, err);
-    vxr_scene_src_free(&src);
     return r;
 }

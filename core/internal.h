@@ -284,6 +284,13 @@ uint32_t vxr_mc_block_color(const uint8_t *name, size_t len, bool *known);
 /* The survey of a file of format f (core/survey.c). */
 void vxr_survey_file(const vxr_format *f, const uint8_t *data, size_t size, vxr_file_survey *out);
 
+/* A file of the format table (not a world) into src, or for a format of
+ * built octrees into *scene (when scene is not NULL); *format and *survey
+ * (each may be NULL) as vxr_scene_load_options says (core/formats.c). */
+vxr_result vxr_load_any_file(const char *path, const vxr_load_options *options, vxr_scene_src *src,
+                             vxr_scene **scene, const vxr_format **format, vxr_file_survey *survey,
+                             vxr_error *err);
+
 /* One shape a .vox scene graph places at a frame, as the writer's graph
  * patcher (core/vox_graph.c) needs it. */
 typedef struct vxr_vox_shape {

@@ -12,6 +12,7 @@ int cmd_render(int argc, char **argv);
 int cmd_pickcheck(int argc, char **argv);
 int cmd_spheres_query(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_world_build(int argc, char **argv);
 int cmd_bench_build(int argc, char **argv);
 int cmd_bench_pick(int argc, char **argv);
 int cmd_bench_render(int argc, char **argv);

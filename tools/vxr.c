@@ -47,6 +47,10 @@ static const command commands[] = {
      "                               --edit: start in edit mode (E), Ctrl+S saves to\n"
      "                               --save FILE (default vxr-edit.vox); --edit-script:\n"
      "                               lines FRAME ACTION [X Y] applied at those frames"},
+    {"world", "build", cmd_world_build,
+     "SCENE --out WORLD [--chunk N] [--json]\n"
+     "                               cut SCENE into a world: a directory of chunks of N^3\n"
+     "                               cells (default 256) that every SCENE argument opens"},
     {"bench", "build", cmd_bench_build,
      "SCENE [--json]   octree build speed and size, bulk vs incremental"},
     {"bench", "pick", cmd_bench_pick,

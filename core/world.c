@@ -1,0 +1,427 @@
+/* Worlds on disk (vxr/world.h): a scene cut into chunks, one .vxo file each,
+ * and a text index written last. */
+#include "vxr/world.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+#include "vxr/formats.h"
+
+enum { PATH_MAX_BYTES = 4096, INDEX_MAX_BYTES = 64 << 20 };
+
+/* ---- chunks being filled: a map from chunk coordinates to voxel lists ---- */
+
+typedef struct bucket {
+    int32_t c[3];
+    vxr_model_src m;
+} bucket;
+
+typedef struct chunk_map {
+    bucket *b;
+    uint32_t n, cap;
+    uint32_t *slot; /* open addressing: bucket index + 1, 0 empty */
+    uint32_t slots; /* a power of two, at least twice n */
+    bool failed;
+} chunk_map;
+
+static uint32_t hash3(const int32_t c[3]) {
+    uint32_t h =
+        (uint32_t)c[0] * 73856093u ^ (uint32_t)c[1] * 19349663u ^ (uint32_t)c[2] * 83492791u;
+    return h ^ (h >> 15);
+}
+
+static bool map_grow(chunk_map *m) {
+    const uint32_t slots = m->slots ? 2 * m->slots : 256;
+    uint32_t *slot = calloc(slots, sizeof *slot);
+    if (!slot) return false;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t h = hash3(m->b[i].c) & (slots - 1);
+        while (slot[h]) h = (h + 1) & (slots - 1);
+        slot[h] = i + 1;
+    }
+    free(m->slot);
+    m->slot = slot;
+    m->slots = slots;
+    return true;
+}
+
+/* The bucket of chunk c, made when new; NULL when memory runs out. */
+static bucket *map_get(chunk_map *m, const int32_t c[3]) {
+    if (m->slots) {
+        for (uint32_t h = hash3(c) & (m->slots - 1); m->slot[h]; h = (h + 1) & (m->slots - 1)) {
+            bucket *b = &m->b[m->slot[h] - 1];
+            if (b->c[0] == c[0] && b->c[1] == c[1] && b->c[2] == c[2]) return b;
+        }
+    }
+    if (m->n >= VXR_WORLD_MAX_CHUNKS) return NULL;
+    if (2 * (m->n + 1) > m->slots && !map_grow(m)) return NULL;
+    if (m->n == m->cap) {
+        const uint32_t cap = m->cap ? 2 * m->cap : 64;
+        bucket *b = realloc(m->b, cap * sizeof *b);
+        if (!b) return NULL;
+        m->b = b;
+        m->cap = cap;
+    }
+    bucket *b = &m->b[m->n];
+    memset(b, 0, sizeof *b);
+    memcpy(b->c, c, sizeof b->c);
+    uint32_t h = hash3(c) & (m->slots - 1);
+    while (m->slot[h]) h = (h + 1) & (m->slots - 1);
+    m->slot[h] = ++m->n;
+    return b;
+}
+
+static void map_free(chunk_map *m) {
+    for (uint32_t i = 0; i < m->n; i++) free(m->b[i].m.voxels);
+    VXR_FREE(m->b, m->slot);
+}
+
+typedef struct cutter {
+    chunk_map map;
+    uint32_t shift; /* log2 of the chunk side */
+    int32_t R[9];
+    int64_t t[3];
+    bucket *last; /* the bucket of the voxel before: neighbours share one */
+} cutter;
+
+static void cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    cutter *k = user;
+    if (k->map.failed) return;
+    const int64_t v[3] = {x, y, z};
+    int64_t w[3];
+    vxr_place_cell(k->R, k->t, v, w);
+    int32_t c[3], l[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = (int32_t)(w[i] >> k->shift); /* floor: arithmetic shift */
+        l[i] = (int32_t)(w[i] - ((int64_t)c[i] << k->shift));
+    }
+    bucket *b = k->last;
+    if (!b || b->c[0] != c[0] || b->c[1] != c[1] || b->c[2] != c[2]) b = map_get(&k->map, c);
+    if (!b || vxr_model_src_push(&b->m, l[0], l[1], l[2], attr) != VXR_OK) {
+        k->map.failed = true;
+        return;
+    }
+    k->last = b;
+}
+
+static int cmp_bucket(const void *a, const void *b) {
+    const int32_t *x = ((const bucket *)a)->c, *y = ((const bucket *)b)->c;
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]) {
+    snprintf(dest, size, "%.3900s/chunks/%d.%d.%d.vxo", dir, c[0], c[1], c[2]);
+}
+
+/* One chunk as a .vxo file: its list becomes the model (taken from b). */
+static vxr_result write_chunk(const vxr_scene *scene, const char *dir, uint32_t side,
+                              uint32_t threads, bucket *b, uint64_t *bytes, uint64_t *voxels,
+                              vxr_error *err) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, scene->attr_size);
+    memcpy(src.palette, scene->palette, sizeof src.palette);
+    memcpy(src.materials, scene->materials, sizeof src.materials);
+    uint32_t model;
+    vxr_result r = vxr_scene_src_add_model(&src, &model);
+    if (r == VXR_OK) {
+        src.models[model] = b->m;
+        memset(&b->m, 0, sizeof b->m);
+        for (int k = 0; k < 3; k++) src.models[model].box_max[k] = (int32_t)side;
+        vxr_instance in = {0};
+        in.model = model;
+        in.view_distance = INFINITY;
+        in.transform.scale = 1;
+        for (int k = 0; k < 3; k++) {
+            in.transform.rotation[4 * k] = 1;
+            in.transform.translation[k] = (float)((int64_t)b->c[k] * side);
+        }
+        r = vxr_scene_src_add_instance(&src, &in);
+    }
+    if (r != VXR_OK) {
+        vxr_scene_src_free(&src);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    vxr_scene *s = NULL;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    r = vxr_scene_build_threads(&src, threads, &s, err);
+    vxr_scene_src_free(&src);
+    if (r == VXR_OK) {
+        *voxels = s->models[0].voxel_count; /* a cell filled twice is one voxel */
+        r = vxr_save_vxo(s, &data, &size, err);
+    }
+    vxr_scene_destroy(s);
+    char path[PATH_MAX_BYTES];
+    chunk_path(path, sizeof path, dir, b->c);
+    if (r == VXR_OK) r = vxr_write_file(path, data, size, err);
+    free(data);
+    *bytes += size;
+    return r;
+}
+
+/* Takes back what a failed build wrote. */
+static void remove_world(const char *dir, const chunk_map *m, uint32_t written) {
+    char path[PATH_MAX_BYTES];
+    for (uint32_t i = 0; i < written; i++) {
+        chunk_path(path, sizeof path, dir, m->b[i].c);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%.3900s/chunks", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chunk,
+                           uint32_t threads, vxr_world_stats *stats, vxr_error *err) {
+    vxr_world_stats st = {0, 0, 0};
+    if (stats) *stats = st;
+    if (chunk < VXR_WORLD_CHUNK_MIN || chunk > VXR_WORLD_CHUNK_MAX || (chunk & (chunk - 1)))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "chunk side %u: a power of two from %u to %u",
+                        chunk, VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
+    if (strlen(dir) > 3900)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", dir);
+    cutter k;
+    memset(&k, 0, sizeof k);
+    while ((1u << k.shift) < chunk) k.shift++;
+    for (uint32_t i = 0; i < scene->instance_count; i++) {
+        const vxr_instance *in = &scene->instances[i];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        if (!vxr_integer_placement(&in->transform, k.R, k.t))
+            return vxr_fail(err, VXR_ERROR_LIMIT,
+                            "instance %u is not placed on whole cells (rotation other than an "
+                            "axis permutation, or scale != 1): a world holds world cells",
+                            i);
+    }
+    if (mkdir(dir, 0777) != 0)
+        return vxr_fail(err, VXR_ERROR_IO, "%s: %s", dir,
+                        errno == EEXIST ? "exists (world build writes a new world)"
+                                        : strerror(errno));
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/chunks", dir);
+    if (mkdir(path, 0777) != 0) {
+        const int e = errno;
+        rmdir(dir);
+        return vxr_fail(err, VXR_ERROR_IO, "%s: %s", path, strerror(e));
+    }
+    for (uint32_t i = 0; i < scene->instance_count && !k.map.failed; i++) {
+        const vxr_instance *in = &scene->instances[i];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        vxr_integer_placement(&in->transform, k.R, k.t);
+        k.last = NULL;
+        vxr_octree_foreach(&scene->models[in->model], cut_voxel, &k);
+    }
+    vxr_result r = k.map.failed ? vxr_fail(err, VXR_ERROR_MEMORY,
+                                           "out of memory (or more than "
+                                           "2^24 chunks)")
+                                : VXR_OK;
+    if (r == VXR_OK && k.map.n) qsort(k.map.b, k.map.n, sizeof *k.map.b, cmp_bucket);
+    /* the index: chunks in order, each with its voxel count */
+    vxr_bytes index = {0};
+    char line[128];
+    int len = snprintf(line, sizeof line, "vxr world 1\nchunk %u\nchunks %u\n", chunk, k.map.n);
+    vxr_bytes_put(&index, line, (size_t)len);
+    uint32_t written = 0;
+    for (; r == VXR_OK && written < k.map.n; written++) {
+        bucket *b = &k.map.b[written];
+        const int32_t c[3] = {b->c[0], b->c[1], b->c[2]};
+        uint64_t voxels = 0;
+        r = write_chunk(scene, dir, chunk, threads, b, &st.bytes, &voxels, err);
+        len = snprintf(line, sizeof line, "%d %d %d %llu\n", c[0], c[1], c[2],
+                       (unsigned long long)voxels);
+        vxr_bytes_put(&index, line, (size_t)len);
+        st.voxels += voxels;
+    }
+    if (r == VXR_OK && index.failed) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    if (r == VXR_OK) r = vxr_write_file(path, index.p, index.n, err);
+    if (r == VXR_OK) {
+        st.chunks = k.map.n;
+        st.bytes += index.n;
+        if (stats) *stats = st;
+    } else {
+        remove_world(dir, &k.map, written);
+    }
+    free(index.p);
+    map_free(&k.map);
+    return r;
+}
+
+/* ---- opening ---- */
+
+bool vxr_is_world(const char *path) {
+    char index[PATH_MAX_BYTES];
+    struct stat st;
+    const size_t n = strlen(path), m = strlen(VXR_WORLD_INDEX);
+    if (n >= m && !strcmp(path + n - m, VXR_WORLD_INDEX) && (n == m || path[n - m - 1] == '/'))
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    snprintf(index, sizeof index, "%s/%s", path, VXR_WORLD_INDEX);
+    return stat(index, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The next line of the index (NUL-terminated in place); NULL at the end. */
+static char *next_line(char **at, char *end) {
+    if (*at >= end) return NULL;
+    char *line = *at, *nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl) nl = end;
+    *nl = 0;
+    *at = nl + 1;
+    return line;
+}
+
+/* A whole decimal integer in [lo, hi] and nothing after it but ' ' and
+ * another field (*s moves past it). */
+static bool field(char **s, long long lo, long long hi, long long *v) {
+    char *p = *s, *end;
+    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9'))) return false;
+    errno = 0;
+    *v = strtoll(p, &end, 10);
+    if (errno || *v < lo || *v > hi || (*end && *end != ' ')) return false;
+    *s = *end ? end + 1 : end;
+    return true;
+}
+
+typedef struct index_entry {
+    int32_t c[3];
+    uint64_t voxels;
+} index_entry;
+
+static vxr_result read_index(const char *path, uint32_t *side, index_entry **entries,
+                             uint32_t *count, vxr_error *err) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    *entries = NULL;
+    *count = 0;
+    vxr_error why = {{0}};
+    vxr_result r = vxr_read_file_max(path, INDEX_MAX_BYTES, &data, &size, &why);
+    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
+    char *text = realloc(data, size + 1), *at = text, *end = text ? text + size : NULL;
+    if (!text) {
+        free(data);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
+    text[size] = 0;
+    char *line;
+    long long v[4];
+    size_t lineno = 1;
+    if (!(line = next_line(&at, end)) || strcmp(line, "vxr world 1")) {
+        r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:1: not a vxr world (expected 'vxr world 1')", path);
+    } else if (++lineno,
+               !(line = next_line(&at, end)) || strncmp(line, "chunk ", 6) ||
+                   (line += 6, !field(&line, VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX, &v[0])) ||
+                   *line || (v[0] & (v[0] - 1))) {
+        r = vxr_fail(err, VXR_ERROR_FORMAT,
+                     "%s:2: expected 'chunk N', N a power of two from %u to %u", path,
+                     VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
+    } else if (*side = (uint32_t)v[0], ++lineno,
+               !(line = next_line(&at, end)) || strncmp(line, "chunks ", 7) ||
+                   (line += 7, !field(&line, 0, VXR_WORLD_MAX_CHUNKS, &v[0])) || *line) {
+        r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:3: expected 'chunks K', K at most %u", path,
+                     VXR_WORLD_MAX_CHUNKS);
+    } else {
+        *count = (uint32_t)v[0];
+        *entries = calloc(*count ? *count : 1, sizeof **entries);
+        if (!*entries) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+        /* chunk coordinates: the world's cells stay within +-2^31 */
+        const long long reach = (1ll << 31) / *side;
+        for (uint32_t i = 0; r == VXR_OK && i < *count; i++) {
+            lineno++;
+            bool ok = (line = next_line(&at, end)) != NULL;
+            for (int k = 0; ok && k < 3; k++) ok = field(&line, -reach, reach - 1, &v[k]);
+            ok = ok && field(&line, 1, (long long)*side * *side * *side, &v[3]) && !*line;
+            if (!ok) {
+                r = vxr_fail(err, VXR_ERROR_FORMAT,
+                             "%s:%zu: expected 'CX CY CZ VOXELS' (chunk %u of %u)", path, lineno,
+                             i + 1, *count);
+                break;
+            }
+            for (int k = 0; k < 3; k++) (*entries)[i].c[k] = (int32_t)v[k];
+            (*entries)[i].voxels = (uint64_t)v[3];
+        }
+        if (r == VXR_OK && (line = next_line(&at, end)) && *line)
+            r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:%zu: more lines than 'chunks %u' says", path,
+                         lineno + 1, *count);
+    }
+    free(text);
+    if (r != VXR_OK) {
+        free(*entries);
+        *entries = NULL;
+    }
+    return r;
+}
+
+/* Chunk e's file into slot i of w (the first one gives w its palette). */
+static vxr_result load_chunk(const char *dir, uint32_t side, const index_entry *e, uint32_t i,
+                             vxr_scene *w, vxr_error *err) {
+    char path[PATH_MAX_BYTES];
+    chunk_path(path, sizeof path, dir, e->c);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    vxr_scene *c = NULL;
+    vxr_error why = {{0}};
+    vxr_result r = vxr_read_file_max(path, VXR_VXO_MAX_BYTES, &data, &size, &why);
+    if (r == VXR_OK) r = vxr_load_vxo(data, size, &c, &why);
+    if (r != VXR_OK) r = vxr_fail(err, r, "%s: %s", path, why.message);
+    free(data);
+    if (r != VXR_OK) return r;
+    const vxr_octree *m = &c->models[0];
+    const vxr_transform *t = &c->instances[0].transform;
+    bool ok = c->model_count == 1 && c->instance_count == 1 && c->instances[0].model == 0 &&
+              m->voxel_count == e->voxels && t->scale == 1;
+    for (int k = 0; ok && k < 3; k++) {
+        ok = m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)side &&
+             t->translation[k] == (float)((int64_t)e->c[k] * side);
+        for (int j = 0; j < 3; j++) ok = ok && t->rotation[3 * k + j] == (j == k ? 1.0f : 0.0f);
+    }
+    if (ok && i == 0) {
+        memcpy(w->palette, c->palette, sizeof w->palette);
+        memcpy(w->materials, c->materials, sizeof w->materials);
+        w->attr_size = c->attr_size;
+    }
+    if (ok && i > 0)
+        ok = c->attr_size == w->attr_size && !memcmp(c->palette, w->palette, sizeof w->palette);
+    if (!ok) {
+        vxr_scene_destroy(c);
+        return vxr_fail(err, VXR_ERROR_FORMAT,
+                        "%s: not the chunk the index names (one model of %llu voxels in "
+                        "0..%u, one instance at its first cell, the world's palette)",
+                        path, (unsigned long long)e->voxels, side - 1);
+    }
+    w->models[i] = c->models[0];
+    memset(&c->models[0], 0, sizeof c->models[0]);
+    w->instances[i] = c->instances[0];
+    w->instances[i].model = i;
+    vxr_scene_destroy(c);
+    return VXR_OK;
+}
+
+vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err) {
+    *dest = NULL;
+    char dir[PATH_MAX_BYTES], index[PATH_MAX_BYTES];
+    const size_t n = strlen(path), m = strlen(VXR_WORLD_INDEX);
+    if (n > 3900) return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    if (n >= m && !strcmp(path + n - m, VXR_WORLD_INDEX) && (n == m || path[n - m - 1] == '/'))
+        snprintf(dir, sizeof dir, "%.*s", n == m ? 1 : (int)(n - m - 1), n == m ? "." : path);
+    snprintf(index, sizeof index, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    uint32_t side = 0, count = 0;
+    index_entry *e = NULL;
+    vxr_result r = read_index(index, &side, &e, &count, err);
+    if (r != VXR_OK) return r;
+    vxr_scene *w = vxr_scene_alloc(count, count);
+    if (!w) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t i = 0; r == VXR_OK && i < count; i++) r = load_chunk(dir, side, &e[i], i, w, err);
+    free(e);
+    if (r != VXR_OK) {
+        vxr_scene_destroy(w);
+        return r;
+    }
+    *dest = w;
+    return VXR_OK;
+}
