@@ -291,6 +291,16 @@ vxr_result vxr_load_any_file(const char *path, const vxr_load_options *options, 
                              vxr_scene **scene, const vxr_format **format, vxr_file_survey *survey,
                              vxr_error *err);
 
+/* A world index's chunk (core/world.c). */
+typedef struct vxr_world_entry {
+    int32_t c[3];
+    uint64_t voxels;
+} vxr_world_entry;
+/* Parses a world index (vxr/world.h) from memory; path names it in
+ * messages. On failure *entries is NULL and *count 0. */
+vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *path, uint32_t *side,
+                                 vxr_world_entry **entries, uint32_t *count, vxr_error *err);
+
 /* One shape a .vox scene graph places at a frame, as the writer's graph
  * patcher (core/vox_graph.c) needs it. */
 typedef struct vxr_vox_shape {

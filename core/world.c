@@ -96,8 +96,10 @@ static void cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr
     vxr_place_cell(k->R, k->t, v, w);
     int32_t c[3], l[3];
     for (int i = 0; i < 3; i++) {
-        c[i] = (int32_t)(w[i] >> k->shift); /* floor: arithmetic shift */
-        l[i] = (int32_t)(w[i] - ((int64_t)c[i] << k->shift));
+        /* floor(w / 2^shift), without shifting a negative number */
+        const int64_t q = w[i] >= 0 ? w[i] >> k->shift : -((-w[i] - 1) >> k->shift) - 1;
+        c[i] = (int32_t)q;
+        l[i] = (int32_t)(w[i] - q * ((int64_t)1 << k->shift));
     }
     bucket *b = k->last;
     if (!b || b->c[0] != c[0] || b->c[1] != c[1] || b->c[2] != c[2]) b = map_get(&k->map, c);
@@ -287,25 +289,19 @@ static bool field(char **s, long long lo, long long hi, long long *v) {
     return true;
 }
 
-typedef struct index_entry {
-    int32_t c[3];
-    uint64_t voxels;
-} index_entry;
+typedef vxr_world_entry index_entry;
 
-static vxr_result read_index(const char *path, uint32_t *side, index_entry **entries,
-                             uint32_t *count, vxr_error *err) {
-    uint8_t *data = NULL;
-    size_t size = 0;
+vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *path, uint32_t *side,
+                                 vxr_world_entry **entries, uint32_t *count, vxr_error *err) {
     *entries = NULL;
     *count = 0;
-    vxr_error why = {{0}};
-    vxr_result r = vxr_read_file_max(path, INDEX_MAX_BYTES, &data, &size, &why);
-    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
-    char *text = realloc(data, size + 1), *at = text, *end = text ? text + size : NULL;
-    if (!text) {
-        free(data);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
+    *side = 0;
+    vxr_result r = VXR_OK;
+    if (memchr(data, 0, size))
+        return vxr_fail(err, VXR_ERROR_FORMAT, "%s: a NUL byte: not a vxr world index", path);
+    char *text = malloc(size + 1), *at = text, *end = text ? text + size : NULL;
+    if (!text) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (size) memcpy(text, data, size);
     text[size] = 0;
     char *line;
     long long v[4];
@@ -352,8 +348,23 @@ static vxr_result read_index(const char *path, uint32_t *side, index_entry **ent
     if (r != VXR_OK) {
         free(*entries);
         *entries = NULL;
+        *count = 0;
     }
     return r;
+}
+
+static vxr_result read_index(const char *path, uint32_t *side, index_entry **entries,
+                             uint32_t *count, vxr_error *err) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    vxr_error why = {{0}};
+    *entries = NULL;
+    *count = 0;
+    const vxr_result r = vxr_read_file_max(path, INDEX_MAX_BYTES, &data, &size, &why);
+    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
+    const vxr_result p = vxr_world_parse_index(data, size, path, side, entries, count, err);
+    free(data);
+    return p;
 }
 
 /* Chunk e's file into slot i of w (the first one gives w its palette). */
