@@ -301,6 +301,24 @@ typedef struct vxr_world_entry {
 vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *path, uint32_t *side,
                                  vxr_world_entry **entries, uint32_t *count, vxr_error *err);
 
+/* The instance of chunk c (side cells): model under a translation to the
+ * chunk's first cell, always visible. */
+vxr_instance vxr_world_chunk_instance(const int32_t c[3], uint32_t side, uint32_t model);
+/* The world's directory from a SCENE path (the directory, or its
+ * world.vxw) into dir (PATH_MAX bytes at least). */
+vxr_result vxr_world_index_path(const char *path, char *dir, size_t size, vxr_error *err);
+/* dir's world.vxw, parsed; *entries malloc'd. */
+vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry **entries,
+                                uint32_t *count, vxr_error *err);
+/* dir's palette.vxo: dest's palette, materials and colour size. */
+vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err);
+/* Chunk e's file: its octree into *tree (the caller frees it) and its file
+ * size into *bytes, after checking it holds what the index says with
+ * world's colours. Safe on any thread (reads world's palette only). */
+vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
+                                const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
+                                vxr_error *err);
+
 /* One shape a .vox scene graph places at a frame, as the writer's graph
  * patcher (core/vox_graph.c) needs it. */
 typedef struct vxr_vox_shape {

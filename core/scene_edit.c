@@ -93,19 +93,36 @@ vxr_result vxr_scene_make_live(vxr_scene *s) {
     return VXR_OK;
 }
 
-vxr_result vxr_scene_add_model(vxr_scene *s, uint32_t *id) {
+/* Installs t as a new model (the first free id, else a new one). */
+static vxr_result install_model(vxr_scene *s, const vxr_octree *t, uint32_t *id) {
     uint32_t i = 0;
     while (i < s->model_count && !model_free(s, i)) i++;
     if (i == s->model_count && (s->model_count == UINT32_MAX || !reserve_models(s, i + 1)))
         return VXR_ERROR_MEMORY;
-    vxr_octree t = {.attr_size = s->attr_size};
-    vxr_result r = vxr_octree_make_live(&t);
-    if (r != VXR_OK) return r;
-    s->models[i] = t;
+    s->models[i] = *t;
     if (i == s->model_count) s->model_count++;
     stamp_model(s, i);
     s->model_added[i] = s->version; /* unique: tells this model from the id's earlier ones */
     *id = i;
+    return VXR_OK;
+}
+
+vxr_result vxr_scene_add_model(vxr_scene *s, uint32_t *id) {
+    vxr_octree t = {.attr_size = s->attr_size};
+    vxr_result r = vxr_octree_make_live(&t);
+    if (r == VXR_OK) r = install_model(s, &t, id);
+    if (r != VXR_OK) vxr_octree_free(&t);
+    return r;
+}
+
+vxr_result vxr_scene_add_octree(vxr_scene *s, vxr_octree *tree, uint32_t *id, vxr_error *err) {
+    if (tree->attr_size != s->attr_size)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "an octree of %u-byte colours for a scene of %u-byte colours",
+                        tree->attr_size, s->attr_size);
+    const vxr_result r = install_model(s, tree, id);
+    if (r != VXR_OK) return vxr_fail(err, r, "out of memory");
+    memset(tree, 0, sizeof *tree);
     return VXR_OK;
 }
 

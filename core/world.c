@@ -13,6 +13,18 @@
 
 enum { PATH_MAX_BYTES = 4096, INDEX_MAX_BYTES = 64 << 20 };
 
+vxr_instance vxr_world_chunk_instance(const int32_t c[3], uint32_t side, uint32_t model) {
+    vxr_instance in = {0};
+    in.model = model;
+    in.view_distance = INFINITY;
+    in.transform.scale = 1;
+    for (int k = 0; k < 3; k++) {
+        in.transform.rotation[4 * k] = 1;
+        in.transform.translation[k] = (float)((int64_t)c[k] * side);
+    }
+    return in;
+}
+
 /* ---- chunks being filled: a map from chunk coordinates to voxel lists ---- */
 
 typedef struct bucket {
@@ -135,14 +147,7 @@ static vxr_result write_chunk(const vxr_scene *scene, const char *dir, uint32_t 
         src.models[model] = b->m;
         memset(&b->m, 0, sizeof b->m);
         for (int k = 0; k < 3; k++) src.models[model].box_max[k] = (int32_t)side;
-        vxr_instance in = {0};
-        in.model = model;
-        in.view_distance = INFINITY;
-        in.transform.scale = 1;
-        for (int k = 0; k < 3; k++) {
-            in.transform.rotation[4 * k] = 1;
-            in.transform.translation[k] = (float)((int64_t)b->c[k] * side);
-        }
+        const vxr_instance in = vxr_world_chunk_instance(b->c, side, model);
         r = vxr_scene_src_add_instance(&src, &in);
     }
     if (r != VXR_OK) {
@@ -167,6 +172,27 @@ static vxr_result write_chunk(const vxr_scene *scene, const char *dir, uint32_t 
     return r;
 }
 
+/* palette.vxo: a scene of no model with the world's colours and materials. */
+static vxr_result write_palette(const vxr_scene *scene, const char *dir, uint64_t *bytes,
+                                vxr_error *err) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, scene->attr_size);
+    memcpy(src.palette, scene->palette, sizeof src.palette);
+    memcpy(src.materials, scene->materials, sizeof src.materials);
+    vxr_scene *s = NULL;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    vxr_result r = vxr_scene_build(&src, &s, err);
+    if (r == VXR_OK) r = vxr_save_vxo(s, &data, &size, err);
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/palette.vxo", dir);
+    if (r == VXR_OK) r = vxr_write_file(path, data, size, err);
+    *bytes += size;
+    free(data);
+    vxr_scene_destroy(s);
+    return r;
+}
+
 /* Takes back what a failed build wrote. */
 static void remove_world(const char *dir, const chunk_map *m, uint32_t written) {
     char path[PATH_MAX_BYTES];
@@ -176,6 +202,8 @@ static void remove_world(const char *dir, const chunk_map *m, uint32_t written) 
     }
     snprintf(path, sizeof path, "%.3900s/chunks", dir);
     rmdir(path);
+    snprintf(path, sizeof path, "%.3900s/palette.vxo", dir);
+    unlink(path);
     rmdir(dir);
 }
 
@@ -240,6 +268,7 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
         st.voxels += voxels;
     }
     if (r == VXR_OK && index.failed) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (r == VXR_OK) r = write_palette(scene, dir, &st.bytes, err);
     snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
     if (r == VXR_OK) r = vxr_write_file(path, index.p, index.n, err);
     if (r == VXR_OK) {
@@ -367,9 +396,27 @@ static vxr_result read_index(const char *path, uint32_t *side, index_entry **ent
     return p;
 }
 
-/* Chunk e's file into slot i of w (the first one gives w its palette). */
-static vxr_result load_chunk(const char *dir, uint32_t side, const index_entry *e, uint32_t i,
-                             vxr_scene *w, vxr_error *err) {
+vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err) {
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/palette.vxo", dir);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    vxr_scene *c = NULL;
+    vxr_error why = {{0}};
+    vxr_result r = vxr_read_file_max(path, 1 << 20, &data, &size, &why);
+    if (r == VXR_OK) r = vxr_load_vxo(data, size, &c, &why);
+    free(data);
+    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
+    memcpy(dest->palette, c->palette, sizeof dest->palette);
+    memcpy(dest->materials, c->materials, sizeof dest->materials);
+    dest->attr_size = c->attr_size;
+    vxr_scene_destroy(c);
+    return VXR_OK;
+}
+
+vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
+                                const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
+                                vxr_error *err) {
     char path[PATH_MAX_BYTES];
     chunk_path(path, sizeof path, dir, e->c);
     uint8_t *data = NULL;
@@ -378,25 +425,18 @@ static vxr_result load_chunk(const char *dir, uint32_t side, const index_entry *
     vxr_error why = {{0}};
     vxr_result r = vxr_read_file_max(path, VXR_VXO_MAX_BYTES, &data, &size, &why);
     if (r == VXR_OK) r = vxr_load_vxo(data, size, &c, &why);
-    if (r != VXR_OK) r = vxr_fail(err, r, "%s: %s", path, why.message);
     free(data);
-    if (r != VXR_OK) return r;
+    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
     const vxr_octree *m = &c->models[0];
     const vxr_transform *t = &c->instances[0].transform;
     bool ok = c->model_count == 1 && c->instance_count == 1 && c->instances[0].model == 0 &&
-              m->voxel_count == e->voxels && t->scale == 1;
+              m->voxel_count == e->voxels && t->scale == 1 && c->attr_size == world->attr_size &&
+              !memcmp(c->palette, world->palette, sizeof c->palette);
     for (int k = 0; ok && k < 3; k++) {
         ok = m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)side &&
              t->translation[k] == (float)((int64_t)e->c[k] * side);
         for (int j = 0; j < 3; j++) ok = ok && t->rotation[3 * k + j] == (j == k ? 1.0f : 0.0f);
     }
-    if (ok && i == 0) {
-        memcpy(w->palette, c->palette, sizeof w->palette);
-        memcpy(w->materials, c->materials, sizeof w->materials);
-        w->attr_size = c->attr_size;
-    }
-    if (ok && i > 0)
-        ok = c->attr_size == w->attr_size && !memcmp(c->palette, w->palette, sizeof w->palette);
     if (!ok) {
         vxr_scene_destroy(c);
         return vxr_fail(err, VXR_ERROR_FORMAT,
@@ -404,30 +444,47 @@ static vxr_result load_chunk(const char *dir, uint32_t side, const index_entry *
                         "0..%u, one instance at its first cell, the world's palette)",
                         path, (unsigned long long)e->voxels, side - 1);
     }
-    w->models[i] = c->models[0];
+    *tree = c->models[0];
     memset(&c->models[0], 0, sizeof c->models[0]);
-    w->instances[i] = c->instances[0];
-    w->instances[i].model = i;
+    *bytes = size;
     vxr_scene_destroy(c);
     return VXR_OK;
 }
 
+vxr_result vxr_world_index_path(const char *path, char *dir, size_t size, vxr_error *err) {
+    const size_t n = strlen(path), m = strlen(VXR_WORLD_INDEX);
+    if (n > 3900 || size < PATH_MAX_BYTES)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", path);
+    snprintf(dir, size, "%s", path);
+    if (n >= m && !strcmp(path + n - m, VXR_WORLD_INDEX) && (n == m || path[n - m - 1] == '/'))
+        snprintf(dir, size, "%.*s", n == m ? 1 : (int)(n - m - 1), n == m ? "." : path);
+    return VXR_OK;
+}
+
+vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry **entries,
+                                uint32_t *count, vxr_error *err) {
+    char index[PATH_MAX_BYTES];
+    snprintf(index, sizeof index, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    return read_index(index, side, entries, count, err);
+}
+
 vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err) {
     *dest = NULL;
-    char dir[PATH_MAX_BYTES], index[PATH_MAX_BYTES];
-    const size_t n = strlen(path), m = strlen(VXR_WORLD_INDEX);
-    if (n > 3900) return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", path);
-    snprintf(dir, sizeof dir, "%s", path);
-    if (n >= m && !strcmp(path + n - m, VXR_WORLD_INDEX) && (n == m || path[n - m - 1] == '/'))
-        snprintf(dir, sizeof dir, "%.*s", n == m ? 1 : (int)(n - m - 1), n == m ? "." : path);
-    snprintf(index, sizeof index, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    char dir[PATH_MAX_BYTES];
+    vxr_result r = vxr_world_index_path(path, dir, sizeof dir, err);
+    if (r != VXR_OK) return r;
     uint32_t side = 0, count = 0;
     index_entry *e = NULL;
-    vxr_result r = read_index(index, &side, &e, &count, err);
+    r = vxr_world_read_index(dir, &side, &e, &count, err);
     if (r != VXR_OK) return r;
     vxr_scene *w = vxr_scene_alloc(count, count);
     if (!w) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    for (uint32_t i = 0; r == VXR_OK && i < count; i++) r = load_chunk(dir, side, &e[i], i, w, err);
+    if (r == VXR_OK) r = vxr_world_read_palette(dir, w, err);
+    for (uint32_t i = 0; r == VXR_OK && i < count; i++) {
+        uint64_t bytes;
+        r = vxr_world_read_chunk(dir, side, &e[i], w, &w->models[i], &bytes, err);
+        w->instances[i] = vxr_world_chunk_instance(e[i].c, side, i);
+    }
     free(e);
     if (r != VXR_OK) {
         vxr_scene_destroy(w);

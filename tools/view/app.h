@@ -6,6 +6,7 @@
 #include "camera.h"
 #include "view.h"
 #include "vxr/edit.h"
+#include "vxr/world.h"
 
 enum { DRAG_NONE, DRAG_ORBIT, DRAG_PAN };
 
@@ -20,9 +21,12 @@ typedef struct view_args {
     bool edit;               /* start in edit mode */
     const char *save;        /* Ctrl+S's file (VIEW_SAVE_DEFAULT when NULL) */
     const char *edit_script; /* with frames: edits applied at given frames */
+    float view_distance;     /* a world's (0: its default) */
+    uint64_t budget;         /* a world's resident bytes (0: no limit) */
 } view_args;
 
 #define VIEW_SAVE_DEFAULT "vxr-edit.vox"
+#define ERROR_SECONDS     8.0 /* how long an error stays in the title */
 
 /* What edit mode does (view_edit_do); the first four at a window pixel. */
 typedef enum view_edit_action {
@@ -70,6 +74,9 @@ typedef struct app {
     view_vk vk;
     const view_args *args;
     vxr_scene *scene;
+    vxr_world *world; /* a streamed world: it owns scene (world.c) */
+    vxr_world_status world_status;
+    bool world_complete; /* this frame waits for the chunks it wants */
     vxr_culler *culler;
     char scene_name[512];
     uint32_t scene_gen;
@@ -156,6 +163,18 @@ void view_fly_keys(app *a, float dt);
 /* The title: scene, times, instances, grid, the pick, edit mode's part
  * and the latest message (title.c). */
 void view_readout(const app *a, char *dest, size_t size);
+
+/* Worlds (world.c). A SCENE argument opened for the viewer: a world
+ * streams (*world set, *scene its scene), anything else loads whole. */
+vxr_result view_open_scene(const view_args *va, const char *path, vxr_scene **scene,
+                           vxr_world **world, vxr_error *err);
+/* Frees what view_open_scene gave. */
+void view_scene_free(vxr_scene *scene, vxr_world *world);
+/* A world's home view: over its middle, near enough to see chunks. */
+void view_world_home(app *a, float eye[3], float target[3]);
+/* Each frame: residency around the eye (complete: until nothing is
+ * missing, for the last frame of --frames). */
+void view_world_frame(app *a, bool complete);
 /* A frame was shown at `now` (seconds): the title's averages, and the
  * title itself every TITLE_SECONDS. */
 void view_update_title(app *a, double now);

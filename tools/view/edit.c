@@ -21,7 +21,6 @@
 #define DRAG_PIXELS   4.0 /* a press that moves further drags instead of clicking */
 #define PAINT_SAMPLES 256 /* picks along one mouse move of a paint drag, at most */
 #define INFO_SECONDS  3.0 /* how long a message stays in the title */
-#define ERROR_SECONDS 8.0 /* and an error */
 #define MAX_TOKENS    9   /* read per line: one more than any step has */
 
 static const char *const action_names[EDIT_ACTIONS] = {"place",       "remove",      "paint",

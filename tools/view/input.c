@@ -235,6 +235,13 @@ bool view_parse_args(int argc, char **argv, view_args *va) {
             va->save = v;
         } else if (!strcmp(o, "--edit-script")) {
             va->edit_script = v;
+        } else if (!strcmp(o, "--view-distance")) {
+            if (cli_parse_float(v, &va->view_distance) != CLI_NUMBER_OK || !(va->view_distance > 0))
+                return cli_usage("view: --view-distance takes world units > 0, not '%s'",
+                                 CLI_SHOWN(v)),
+                       false;
+        } else if (!strcmp(o, "--budget")) {
+            if (!cli_uint_option("view", o, v, 1, UINT64_MAX, &va->budget)) return false;
         } else if (!strcmp(o, "--cursor")) {
             if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
                 return cli_usage("view: --cursor takes X,Y pixels, not '%s'", CLI_SHOWN(v)), false;

@@ -21,13 +21,13 @@
 #define FLY_SPEED        0.25f  /* scene diagonals per second */
 #define MAX_FLY_STEP     0.1    /* seconds a frame moves the camera at most */
 #define RESIZE_SECONDS   10.0   /* how long --frames waits for --resize */
-#define ERROR_SECONDS    8.0    /* how long an error stays in the title */
 #define SCREENSHOT_TRIES 100000 /* vxr-screenshot-N.png names tried */
 
 /* --- scenes --------------------------------------------------------------- */
 
 /* A new scene: everything drawn from the old one is finished first. */
-static void set_scene(app *a, vxr_scene *scene, const char *name, const view_args *va) {
+static void set_scene(app *a, vxr_scene *scene, vxr_world *world, const char *name,
+                      const view_args *va) {
     if (a->vk.device) vkDeviceWaitIdle(a->vk.device);
     for (int i = 0; i < VIEW_FRAMES; i++) { /* freed with it */
         a->vk.frames[i].upload = NULL;
@@ -39,8 +39,9 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
     a->culler = NULL;
     view_edit_release(a);
     memset(&a->update, 0, sizeof a->update);
-    vxr_scene_destroy(a->scene);
+    view_scene_free(a->scene, a->world);
     a->scene = scene;
+    a->world = world;
     a->scene_gen++;
     memset(&a->pick, 0, sizeof a->pick);
     snprintf(a->scene_name, sizeof a->scene_name, "%s", name);
@@ -67,6 +68,8 @@ static void set_scene(app *a, vxr_scene *scene, const char *name, const view_arg
             a->home_eye[k] = a->host_cam.eye[k];
             a->home_target[k] = a->host_cam.eye[k] + dist * a->host_cam.forward[k];
         }
+    } else if (world) {
+        view_world_home(a, a->home_eye, a->home_target);
     } else { /* what `vxr bench render` looks at */
         vxr_camera c = {0};
         cli_orbit_camera(scene, 0, &c);
@@ -98,8 +101,9 @@ static bool open_dropped(app *a) {
     memcpy(path, a->drop, sizeof path);
     a->drop[0] = 0;
     vxr_scene *scene;
+    vxr_world *world;
     vxr_error err = {{0}};
-    vxr_result r = cli_scene_load(path, &scene, NULL, NULL, &err);
+    vxr_result r = view_open_scene(a->args, path, &scene, &world, &err);
     if (r != VXR_OK) {
         const char *why = err.message[0] ? err.message : vxr_result_string(r);
         fprintf(stderr, "vxr: %s: %s\n", path, why);
@@ -107,7 +111,7 @@ static bool open_dropped(app *a) {
         a->message_until = glfwGetTime() + ERROR_SECONDS;
         return false;
     }
-    set_scene(a, scene, path, NULL);
+    set_scene(a, scene, world, path, NULL);
     return true;
 }
 
@@ -288,6 +292,7 @@ static int frame(app *a, uint64_t index, bool *shown) {
         view_home(a);
         vxr_camera_setup(&a->cam);
     }
+    view_world_frame(a, a->world_complete);
     if ((r = update_renderer(a, f, &err)) != VXR_OK) {
         vkEndCommandBuffer(f->cmd); /* abandoned: the command buffer is reset next time */
         return cli_fail(a->scene_name, r, &err);
@@ -401,6 +406,7 @@ static int run(app *a) {
                 return EXIT_INPUT;
             }
         }
+        a->world_complete = last; /* the last frame of --frames waits for its chunks */
         if (last && va->screenshot) {
             a->want_shot = true;
             a->shot_path = va->screenshot;
@@ -454,8 +460,9 @@ static int open_view(app *a, bool *glfw) {
     if (va->edit_script && view_script_load(&a->script, va->edit_script, va->frames) != EXIT_OK)
         return EXIT_INPUT;
     vxr_scene *scene;
+    vxr_world *world;
     vxr_error err = {{0}};
-    vxr_result r = cli_scene_load(va->r.scene, &scene, NULL, NULL, &err);
+    vxr_result r = view_open_scene(va, va->r.scene, &scene, &world, &err);
     if (r != VXR_OK) return cli_fail(va->r.scene, r, &err);
     a->grid = va->r.grid;
     a->cull = va->r.cull;
@@ -464,19 +471,19 @@ static int open_view(app *a, bool *glfw) {
     if (va->r.have_file_camera) {
         const int status = cli_file_camera(scene, va->r.scene, va->r.file_camera, &file_cam);
         if (status != EXIT_OK) {
-            vxr_scene_destroy(scene);
+            view_scene_free(scene, world);
             return status;
         }
     }
     if (va->r.camera) {
         int status = cli_read_camera(va->r.camera, va->r.cam.width, va->r.cam.height, &a->host_cam);
         if (status != EXIT_OK) {
-            vxr_scene_destroy(scene);
+            view_scene_free(scene, world);
             return status;
         }
         a->host_cam_ok = true;
     }
-    set_scene(a, scene, va->r.scene, va);
+    set_scene(a, scene, world, va->r.scene, va);
     if (va->r.have_file_camera) { /* the home view, as --eye would be */
         memcpy(a->home_eye, file_cam.eye, sizeof a->home_eye);
         memcpy(a->home_target, file_cam.target, sizeof a->home_target);
@@ -546,7 +553,7 @@ int cmd_view(int argc, char **argv) {
     if (glfw) glfwTerminate();
     vxr_culler_destroy(a->culler);
     view_edit_free(a);
-    vxr_scene_destroy(a->scene);
+    view_scene_free(a->scene, a->world);
     free(a);
     return status;
 }

@@ -14,6 +14,13 @@ void view_readout(const app *a, char *dest, size_t size) {
     int n = snprintf(dest, size, "vxr view | %s | %.1f ms", a->scene_name, a->frame_ms);
     if (a->gpu_ms > 0) n += snprintf(dest + n, size - (size_t)n, ", GPU %.2f ms", a->gpu_ms);
     n += snprintf(dest + n, size - (size_t)n, " | %s", cli_light_name(a->light.model));
+    if (a->world) {
+        const vxr_world_status *w = &a->world_status;
+        n += snprintf(dest + n, size - (size_t)n, " | chunks %u resident, %u wanted", w->resident,
+                      w->wanted);
+        if (w->missing)
+            n += snprintf(dest + n, size - (size_t)n, " (%u not loaded yet)", w->missing);
+    }
     if (a->light.model != VXR_LIGHT_FLAT)
         n += snprintf(dest + n, size - (size_t)n, " %u spp%s", a->samples,
                       a->denoised ? " denoised" : "");

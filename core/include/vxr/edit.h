@@ -101,6 +101,12 @@ VXR_API vxr_result vxr_scene_make_live(vxr_scene *scene);
  * reused: scene->model_added[*id] then tells the new model from the old,
  * and an editor's steps of the old one are retired). */
 VXR_API vxr_result vxr_scene_add_model(vxr_scene *scene, uint32_t *id);
+/* A new model that is a built octree (vxr_octree_build, a loaded file's,
+ * live or compact): the scene takes it (*tree is zeroed) and *id names it,
+ * as vxr_scene_add_model's. VXR_ERROR_ARGUMENT, taking nothing, for colours
+ * of another size than the scene's; VXR_ERROR_MEMORY. */
+VXR_API vxr_result vxr_scene_add_octree(vxr_scene *scene, vxr_octree *tree, uint32_t *id,
+                                        vxr_error *err);
 /* Removes a model and every instance of it; the steps of any editor that
  * edited it are retired (they can no longer be undone or redone, and the
  * others can). VXR_ERROR_ARGUMENT for an id that is not a model. */

@@ -66,6 +66,66 @@ VXR_API bool vxr_is_world(const char *path);
  * the first chunk's palette (VXR_ERROR_FORMAT). */
 VXR_API vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err);
 
+/* ---- streaming ----
+ *
+ * A world opened for streaming keeps a scene of the chunks resident now:
+ * a model and an instance per chunk, added and removed through the
+ * scene's change API (vxr/edit.h), so that renderers and pickers follow
+ * with their update calls (vxr_renderer_update, vxr_picker_update). A
+ * chunk is wanted while the eye lies within the view distance of its
+ * bounding sphere (a view-distance sphere tree over the chunks, vxr/
+ * spheres.h). Loader threads read wanted chunks, nearest first;
+ * vxr_world_update puts those they finished into the scene and never
+ * waits for one. Over the budget, resident chunks no longer wanted leave,
+ * farthest first, but for chunks whose model was changed since it came in
+ * (edits are not written back yet: such a chunk stays). */
+typedef struct vxr_world vxr_world;
+
+typedef struct vxr_world_desc {
+    const char *path;      /* the world: its directory or its world.vxw */
+    float view_distance;   /* world units, finite; 0: four chunk sides */
+    uint64_t budget_bytes; /* resident chunk files' bytes at most (0: no limit): chunks not
+                              wanted are evicted past it and no more are read; wanted chunks
+                              are never evicted */
+    uint32_t threads;      /* loader threads (0: 1) */
+} vxr_world_desc;
+
+typedef struct vxr_world_status {
+    uint32_t chunks;          /* in the world */
+    float view_distance;      /* the one in use */
+    uint32_t wanted;          /* within view distance of the eye */
+    uint32_t resident;        /* in the scene */
+    uint32_t missing;         /* wanted and not resident: the view is complete at 0 */
+    uint32_t loading;         /* asked for or being read */
+    uint64_t loaded, evicted; /* since the world was opened */
+    uint64_t resident_bytes;  /* the resident chunks' files */
+} vxr_world_status;
+
+/* Opens a world for streaming, nothing resident yet. Fails as
+ * vxr_world_load on its index and palette, VXR_ERROR_ARGUMENT for a view
+ * distance that is negative or not finite, VXR_ERROR_MEMORY. */
+VXR_API vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_error *err);
+/* The scene of the resident chunks, owned by the world; changed only by
+ * vxr_world_update (on the caller's thread). */
+VXR_API vxr_scene *vxr_world_scene(vxr_world *world);
+/* Puts the chunks the loaders finished into the scene, evicts over the
+ * budget and asks for the wanted chunks around eye that are not resident.
+ * Never waits for a load. st (may be NULL) says where residency stands.
+ * A chunk that failed to load is reported once, as VXR_ERROR_IO or
+ * VXR_ERROR_FORMAT naming its file (the update is done all the same), and
+ * not asked for again. */
+VXR_API vxr_result vxr_world_update(vxr_world *world, const float eye[3], vxr_world_status *st,
+                                    vxr_error *err);
+/* Blocks until no chunk is asked for or being read (tests, benchmarks:
+ * call vxr_world_update after it to take them in). */
+VXR_API void vxr_world_wait(vxr_world *world);
+/* The world cells its chunks cover (min inclusive, max exclusive; all zero
+ * for a world of no chunk) and the chunk side. */
+VXR_API void vxr_world_bounds(const vxr_world *world, int64_t min[3], int64_t max[3],
+                              uint32_t *side);
+/* Stops the loaders and frees everything, the scene too. NULL is a no-op. */
+VXR_API void vxr_world_close(vxr_world *world);
+
 #ifdef __cplusplus
 }
 #endif
