@@ -278,7 +278,9 @@ static void test_refused(void) {
     /* a chunk file that is not the one the index names: another's, cut, junk */
     CHECK(vxr_write_file(index, good, size, NULL) == VXR_OK);
     vxr_scene *w = load_file(dir);
-    char first[700], second[700];
+    char first[700] = "", second[700];
+    uint8_t *a_copy = NULL;
+    size_t na_copy = 0;
     if (w && w->instance_count >= 2) {
         int32_t c[2][3];
         for (int i = 0; i < 2; i++)
@@ -296,13 +298,20 @@ static void test_refused(void) {
         expect_fail(dir, VXR_ERROR_FORMAT, first);
         unlink(first);
         expect_fail(dir, VXR_ERROR_IO, first);
-        free(a);
+        a_copy = a;
+        na_copy = na;
         free(b);
     }
+    /* the palette file gone */
+    if (a_copy) CHECK(vxr_write_file(first, a_copy, na_copy, NULL) == VXR_OK);
+    snprintf(path, sizeof path, "%s/palette.vxo", dir);
+    CHECK(unlink(path) == 0);
+    expect_fail(dir, VXR_ERROR_IO, "palette.vxo");
     snprintf(path, sizeof path, "%s/nothing", work);
     CHECK(!vxr_is_world(path) && !vxr_is_world(VXR_TEST_DATA));
     vxr_scene_destroy(w);
     free(good);
+    free(a_copy);
     vxr_scene_destroy(s);
     vxr_scene_destroy(demo);
     remove_tree(dir);
