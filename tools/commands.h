@@ -16,6 +16,7 @@ int cmd_world_build(int argc, char **argv);
 int cmd_bench_build(int argc, char **argv);
 int cmd_bench_pick(int argc, char **argv);
 int cmd_bench_render(int argc, char **argv);
+int cmd_bench_world(int argc, char **argv);
 int cmd_bench_spheres(int argc, char **argv);
 int cmd_bench_edit(int argc, char **argv);
 int cmd_bench_instances(int argc, char **argv);

@@ -58,6 +58,10 @@ static const command commands[] = {
     {"bench", "render", cmd_bench_render,
      "SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--json]\n"
      "                               GPU frame time from timestamps, Mrays/s"},
+    {"bench", "world", cmd_bench_world,
+     "WORLD --path FILE [--size WxH] [--view-distance D] [--budget BYTES] [--json]\n"
+     "                               fly a streamed world along FILE's cameras: per frame\n"
+     "                               ms, resident bytes, loads, evictions, uploads"},
     {"bench", "edit", cmd_bench_edit,
      "SCENE [--json] [--runs N] [--edits N] [--size WxH]\n"
      "                               live edits (voxel, 16^3 box, r32 sphere): CPU, upload\n"

@@ -270,3 +270,18 @@ void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam) {
     vxr_camera_orbit(scene, 6.2831853f * (float)view / (float)CLI_ORBIT_VIEWS + 0.3f,
                      0.35f + 0.25f * (float)(view % 3), 0.9f, cam);
 }
+
+bool cli_parse_bytes(const char *s, uint64_t *dest) {
+    const size_t n = strlen(s);
+    uint64_t unit = 1;
+    size_t digits = n;
+    if (n && (s[n - 1] == 'K' || s[n - 1] == 'M' || s[n - 1] == 'G')) {
+        unit = s[n - 1] == 'K' ? 1ull << 10 : s[n - 1] == 'M' ? 1ull << 20 : 1ull << 30;
+        digits--;
+    }
+    uint64_t v;
+    if (!digits || cli_parse_uint_n(s, digits, 1, UINT64_MAX / unit, &v) != CLI_NUMBER_OK)
+        return false;
+    *dest = v * unit;
+    return true;
+}

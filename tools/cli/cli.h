@@ -121,6 +121,9 @@ bool cli_parse_vec3(const char *s, float dest[3]);
 bool cli_parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b);
 /* A grid N: a power of two from 1 to VXR_MAX_GRID. */
 bool cli_parse_grid(const char *s, uint32_t *grid);
+/* A byte count (cli_parse_uint's form, at least 1) with an optional K, M or
+ * G suffix (powers of 1024): --budget. */
+bool cli_parse_bytes(const char *s, uint64_t *dest);
 /* "SCENE [--json]" (in any order) for command cmd; on a usage error prints
  * it and returns false. */
 bool cli_scene_args(const char *cmd, int argc, char **argv, const char **path, bool *json);

@@ -241,7 +241,11 @@ bool view_parse_args(int argc, char **argv, view_args *va) {
                                  CLI_SHOWN(v)),
                        false;
         } else if (!strcmp(o, "--budget")) {
-            if (!cli_uint_option("view", o, v, 1, UINT64_MAX, &va->budget)) return false;
+            if (!cli_parse_bytes(v, &va->budget))
+                return cli_usage("view: --budget takes bytes (a K, M or G suffix allowed), not "
+                                 "'%s'",
+                                 CLI_SHOWN(v)),
+                       false;
         } else if (!strcmp(o, "--cursor")) {
             if (!cli_parse_pair(v, ",", &va->cursor[0], &va->cursor[1]))
                 return cli_usage("view: --cursor takes X,Y pixels, not '%s'", CLI_SHOWN(v)), false;
