@@ -228,10 +228,13 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
                             "axis permutation, or scale != 1): a world holds world cells",
                             i);
     }
-    if (mkdir(dir, 0777) != 0)
-        return vxr_fail(err, VXR_ERROR_IO, "%s: %s", dir,
-                        errno == EEXIST ? "exists (world build writes a new world)"
-                                        : strerror(errno));
+    if (mkdir(dir, 0777) != 0) { /* the caller names dir: the message says what went wrong */
+        const int e = errno;
+        if (e == EEXIST)
+            return vxr_fail(err, VXR_ERROR_IO,
+                            "the directory exists (a world build writes a new world)");
+        return vxr_fail(err, VXR_ERROR_IO, "cannot make the directory: %s", strerror(e));
+    }
     char path[PATH_MAX_BYTES];
     snprintf(path, sizeof path, "%.3900s/chunks", dir);
     if (mkdir(path, 0777) != 0) {
