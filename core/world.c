@@ -321,8 +321,6 @@ static bool field(char **s, long long lo, long long hi, long long *v) {
     return true;
 }
 
-typedef vxr_world_entry index_entry;
-
 vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *path, uint32_t *side,
                                  vxr_world_entry **entries, uint32_t *count, vxr_error *err) {
     *entries = NULL;
@@ -383,20 +381,6 @@ vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *p
         *count = 0;
     }
     return r;
-}
-
-static vxr_result read_index(const char *path, uint32_t *side, index_entry **entries,
-                             uint32_t *count, vxr_error *err) {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    vxr_error why = {{0}};
-    *entries = NULL;
-    *count = 0;
-    const vxr_result r = vxr_read_file_max(path, INDEX_MAX_BYTES, &data, &size, &why);
-    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
-    const vxr_result p = vxr_world_parse_index(data, size, path, side, entries, count, err);
-    free(data);
-    return p;
 }
 
 vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err) {
@@ -466,9 +450,18 @@ vxr_result vxr_world_index_path(const char *path, char *dir, size_t size, vxr_er
 
 vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry **entries,
                                 uint32_t *count, vxr_error *err) {
-    char index[PATH_MAX_BYTES];
-    snprintf(index, sizeof index, "%.3900s/%s", dir, VXR_WORLD_INDEX);
-    return read_index(index, side, entries, count, err);
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    vxr_error why = {{0}};
+    *entries = NULL;
+    *count = 0;
+    const vxr_result r = vxr_read_file_max(path, INDEX_MAX_BYTES, &data, &size, &why);
+    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
+    const vxr_result p = vxr_world_parse_index(data, size, path, side, entries, count, err);
+    free(data);
+    return p;
 }
 
 vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err) {
@@ -477,7 +470,7 @@ vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err) {
     vxr_result r = vxr_world_index_path(path, dir, sizeof dir, err);
     if (r != VXR_OK) return r;
     uint32_t side = 0, count = 0;
-    index_entry *e = NULL;
+    vxr_world_entry *e = NULL;
     r = vxr_world_read_index(dir, &side, &e, &count, err);
     if (r != VXR_OK) return r;
     vxr_scene *w = vxr_scene_alloc(count, count);
