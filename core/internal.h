@@ -313,11 +313,52 @@ vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry
 /* dir's palette.vxo: dest's palette, materials and colour size. */
 vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err);
 /* Chunk e's file: its octree into *tree (the caller frees it) and its file
- * size into *bytes, after checking it holds what the index says with
- * world's colours. Safe on any thread (reads world's palette only). */
+ * size into *bytes, after checking it is chunk e of a world of
+ * world's colours (not its voxel count: see vxr/world.h). Safe on any thread (reads world's palette
+ * only). */
 vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
                                 const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
                                 vxr_error *err);
+/* chunks/CX.CY.CZ.vxo of world dir. */
+void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]);
+/* dir's world.vxw written anew (atomically) from count entries. */
+vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world_entry *e,
+                                 uint32_t count, vxr_error *err);
+
+/* Chunks being filled: a map from chunk coordinates to voxel lists in
+ * chunk cells (core/world.c). */
+typedef struct vxr_chunk_bucket {
+    int32_t c[3];
+    vxr_model_src m;
+} vxr_chunk_bucket;
+typedef struct vxr_chunk_map {
+    vxr_chunk_bucket *b;
+    uint32_t n, cap;
+    uint32_t *slot; /* open addressing: bucket index + 1, 0 empty */
+    uint32_t slots; /* a power of two, at least twice n */
+    bool failed;
+} vxr_chunk_map;
+/* Chunk c's bucket, made (empty) when new; NULL when memory runs out or
+ * past VXR_WORLD_MAX_CHUNKS. Pointers last until the next new bucket. */
+vxr_chunk_bucket *vxr_chunk_map_get(vxr_chunk_map *m, const int32_t c[3]);
+void vxr_chunk_map_free(vxr_chunk_map *m);
+/* A vxr_octree_foreach callback that cuts a model's voxels, placed by R and
+ * t on whole cells, into map's buckets; map.failed on running out. */
+typedef struct vxr_chunk_cutter {
+    vxr_chunk_map map;
+    uint32_t shift; /* log2 of the chunk side */
+    int32_t R[9];
+    int64_t t[3];
+    vxr_chunk_bucket *last; /* the bucket of the voxel before: neighbours share one */
+} vxr_chunk_cutter;
+void vxr_chunk_cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr);
+/* Bucket b's voxels (taken: its list is left empty) as chunk file b->c of
+ * world dir, with colours' palette, built on `threads` threads; adds the
+ * file's size to *bytes and sets *voxels (a cell listed twice takes the
+ * later colour and counts once). */
+vxr_result vxr_world_write_chunk(const vxr_scene *colours, const char *dir, uint32_t side,
+                                 uint32_t threads, vxr_chunk_bucket *b, uint64_t *bytes,
+                                 uint64_t *voxels, vxr_error *err);
 
 /* One shape a .vox scene graph places at a frame, as the writer's graph
  * patcher (core/vox_graph.c) needs it. */

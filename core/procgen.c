@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "procgen.h"
+#include "vxr/world.h"
 
 static const uint8_t named_colors[PAL_NAMED_END - 1][3] = {
     {22, 58, 112},   {30, 84, 148},   {42, 112, 176},  {70, 150, 200}, /* water */
@@ -31,7 +32,7 @@ static const uint8_t named_colors[PAL_NAMED_END - 1][3] = {
 static const uint8_t ramp_stops[5][3] = {
     {40, 30, 90}, {150, 50, 140}, {240, 110, 80}, {250, 200, 90}, {255, 245, 200}};
 
-static void fill_palette(uint32_t *pal) {
+void vxr_gen_palette(uint32_t *pal) {
     for (uint32_t i = 1; i < PAL_NAMED_END; i++) {
         const uint8_t *c = named_colors[i - 1];
         pal[i] = vxr_rgba(c[0], c[1], c[2], 255);
@@ -48,186 +49,6 @@ static void fill_palette(uint32_t *pal) {
     }
 }
 
-/* ---------------------------------------------------------------- terrain */
-
-/* A heightfield of n x n columns. Raw heights below `sea` are water: the
- * column is drawn flat at sea level, shaded by depth. */
-typedef struct terrain {
-    int16_t *h; /* row-major, h[y * n + x] */
-    int32_t n, sea, sand, grass, rock;
-    bool wrap; /* periodic in x and y (world tiles), else open borders */
-} terrain;
-
-#define MAX_CELL 512
-
-/* Adds one octave of value noise (smoothstep-interpolated lattice values,
- * one lattice point per `cell` columns) to row y. With period > 0 the
- * lattice repeats every `period` points. */
-static void noise_row(float *row, int32_t n, int32_t y, int32_t cell, int32_t period, uint32_t seed,
-                      float amp, const float *ease) {
-    int32_t iy = y / cell, y0 = iy, y1 = iy + 1;
-    if (period) y0 %= period, y1 %= period;
-    float sy = ease[y % cell];
-    for (int32_t ix = 0; ix * cell < n; ix++) {
-        int32_t x0 = ix, x1 = ix + 1;
-        if (period) x0 %= period, x1 %= period;
-        float a = unit(hash3(x0, y0, seed)), b = unit(hash3(x1, y0, seed));
-        float c = unit(hash3(x0, y1, seed)), d = unit(hash3(x1, y1, seed));
-        float l = amp * (a + (c - a) * sy), r = amp * (b + (d - b) * sy) - l;
-        float *p = row + ix * cell;
-        int32_t len = min_i(cell, n - ix * cell);
-        for (int32_t k = 0; k < len; k++) p[k] += l + r * ease[k];
-    }
-}
-
-/* Fractal value noise, shaped so that valleys are wide and flat and peaks
- * are sharp. Heights reach about `amp`; the feature size is `base` columns. */
-static bool terrain_init(terrain *t, int32_t n, bool wrap, int32_t base, int32_t amp,
-                         uint32_t seed) {
-    t->n = n;
-    t->wrap = wrap;
-    t->sea = amp * 15 / 100;
-    t->sand = t->sea + 1 + amp / 64;
-    t->grass = amp * 58 / 100;
-    t->rock = amp * 80 / 100;
-    t->h = malloc((size_t)n * (size_t)n * sizeof *t->h);
-    float *row = malloc((size_t)n * sizeof *row);
-    if (!t->h || !row) {
-        free(t->h);
-        free(row);
-        return false;
-    }
-    float ease[2 * MAX_CELL], total = 0;
-    int32_t octaves = 0;
-    for (int32_t cell = base, off = 0; cell >= 4; off += cell, cell /= 2, octaves++) {
-        for (int32_t k = 0; k < cell; k++) {
-            float f = (float)k / (float)cell;
-            ease[off + k] = f * f * (3 - 2 * f);
-        }
-        total += (float)(1 << octaves);
-    }
-    for (int32_t y = 0; y < n; y++) {
-        memset(row, 0, (size_t)n * sizeof *row);
-        float amp_o = 1.0f / total * (float)(1 << (octaves - 1));
-        for (int32_t o = 0, cell = base, off = 0; o < octaves; o++, off += cell, cell /= 2) {
-            noise_row(row, n, y, cell, wrap ? n / cell : 0, seed + (uint32_t)o, amp_o, ease + off);
-            amp_o *= 0.5f;
-        }
-        for (int32_t x = 0; x < n; x++) {
-            float v = (row[x] - 0.5f) * 2.2f + 0.5f;
-            v = v < 0 ? 0 : v > 1 ? 1 : v;
-            t->h[(size_t)y * (size_t)n + (size_t)x] = (int16_t)(v * v * (float)amp);
-        }
-    }
-    free(row);
-    return true;
-}
-
-static int32_t raw_at(const terrain *t, int32_t x, int32_t y) {
-    if (t->wrap) {
-        x = ((x % t->n) + t->n) % t->n;
-        y = ((y % t->n) + t->n) % t->n;
-    } else if (x < 0 || y < 0 || x >= t->n || y >= t->n) {
-        return -1;
-    }
-    return t->h[(size_t)y * (size_t)t->n + (size_t)x];
-}
-
-/* Column top: water is flat at sea level. -1 outside an open terrain. */
-static int32_t top_at(const terrain *t, int32_t x, int32_t y) {
-    int32_t h = raw_at(t, x, y);
-    return h < 0 ? h : max_i(h, t->sea);
-}
-
-/* Emits the voxels of the columns [x0, x1) x [y0, y1) in the layers
- * [z0, z1), at model x = column x + ox (y likewise). Each column reaches
- * down to just above its lowest neighbour, so slopes show no gaps, and is
- * at least 3 voxels deep; on an open border it runs down to z = 0 so the
- * terrain looks solid from the side. */
-static bool terrain_columns(const terrain *t, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                            int32_t z0, int32_t z1, int32_t ox, int32_t oy, vxr_model_src *m) {
-    if (x1 <= x0 || y1 <= y0) return true;
-    /* The column tops of rows y - 1, y and y + 1 over [x0 - 1, x1]: each
-     * top is read once a row, not once for each neighbour. */
-    const size_t w = (size_t)(x1 - x0) + 2;
-    int32_t *rows = malloc(3 * w * sizeof *rows);
-    if (!rows) return false;
-    int32_t *prev = rows, *cur = rows + w, *next = rows + 2 * w;
-    for (int32_t x = x0 - 1; x <= x1; x++) {
-        prev[x - x0 + 1] = top_at(t, x, y0 - 1);
-        cur[x - x0 + 1] = top_at(t, x, y0);
-    }
-    bool ok = true;
-    for (int32_t y = y0; ok && y < y1; y++) {
-        for (int32_t x = x0 - 1; x <= x1; x++) next[x - x0 + 1] = top_at(t, x, y + 1);
-        for (int32_t x = x0; x < x1; x++) {
-            const size_t i = (size_t)(x - x0) + 1;
-            int32_t top = cur[i]; /* max(raw, sea): the column itself is always there */
-            if (top < z0) continue;
-            int32_t lo = min_i(min_i(cur[i - 1], cur[i + 1]), min_i(prev[i], next[i]));
-            int32_t bottom = max_i(0, min_i(top - 2, lo + 1));
-            if (bottom >= z1) continue;
-            int32_t raw = top == t->sea ? raw_at(t, x, y) : top;
-            uint32_t hs = hash3(x, y, 99), top_c, sub_c;
-            if (raw < t->sea) {
-                int32_t depth = t->sea - raw;
-                top_c = PAL_WATER + (depth > 8 ? 0u : depth > 4 ? 1u : depth > 1 ? 2u : 3u);
-                sub_c = PAL_SAND;
-            } else if (top <= t->sand) {
-                top_c = sub_c = PAL_SAND + (hs & 1);
-            } else if (top - lo >= 4 || (top > t->grass && top <= t->rock)) {
-                top_c = sub_c = PAL_ROCK;
-            } else if (top <= t->grass) {
-                top_c = PAL_GRASS + (hs & 3);
-                sub_c = PAL_DIRT + (hs >> 2 & 1);
-            } else {
-                top_c = PAL_SNOW + (hs & 1);
-                sub_c = PAL_ROCK;
-            }
-            int32_t first = max_i(bottom, z0), last = min_i(top, z1 - 1);
-            if (!(ok = room(m, (size_t)(last - first + 1)))) break;
-            vxr_voxel *v = m->voxels + m->count;
-            for (int32_t z = first; z <= last; z++) {
-                uint32_t c = z == top ? top_c : sub_c;
-                if (c == PAL_ROCK) c += (uint32_t)(z + (int32_t)(hs & 7)) / 3 % 3;
-                *v++ = (vxr_voxel){x + ox, y + oy, z, c};
-            }
-            m->count += (size_t)(last - first + 1);
-        }
-        int32_t *spare = prev;
-        prev = cur;
-        cur = next;
-        next = spare;
-    }
-    free(rows);
-    return ok;
-}
-
-/* The columns [x0, x0 + w) x [y0, y0 + w) centred on the model origin. */
-static bool terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vxr_model_src *m) {
-    return terrain_columns(t, x0, y0, x0 + w, y0 + w, INT32_MIN, INT32_MAX, -(x0 + w / 2),
-                           -(y0 + w / 2), m);
-}
-
-/* @terrain:N's model is a generator (vxr_model_gen) over its heightfield:
- * the build asks for one region's columns at a time, and the N^2 columns'
- * voxels never exist as one list. The voxels are terrain_emit's. */
-static vxr_result terrain_gen_emit(void *user, const int32_t lo[3], const int32_t hi[3],
-                                   vxr_model_src *dest) {
-    const terrain *t = user;
-    const int32_t o = t->n / 2; /* model x = column x - o */
-    int32_t x0 = max_i(lo[0] + o, 0), y0 = max_i(lo[1] + o, 0);
-    int32_t x1 = min_i(hi[0] + o, t->n), y1 = min_i(hi[1] + o, t->n);
-    return terrain_columns(t, x0, y0, x1, y1, lo[2], hi[2], -o, -o, dest) ? VXR_OK
-                                                                          : VXR_ERROR_MEMORY;
-}
-
-static void terrain_gen_free(void *user) {
-    terrain *t = user;
-    free(t->h);
-    free(t);
-}
-
 /* ----------------------------------------------------------------- scenes */
 
 static vxr_result gen_menger(vxr_scene_src *s, int32_t level) {
@@ -236,57 +57,6 @@ static vxr_result gen_menger(vxr_scene_src *s, int32_t level) {
     int32_t c = -(side - 1) / 2, origin[3] = {c, c, c};
     vxr_result r = vxr_gen_menger(s, level, origin);
     return r != VXR_OK ? r : vxr_gen_place(s, 0, 0, 1, 0, 0, 0, INFINITY);
-}
-
-/* Feature size and height for an n-column terrain: hills about n/2 wide
- * (at most 512) and half as high as wide (at most 128). */
-static void terrain_scale(int32_t n, int32_t *base, int32_t *amp) {
-    int32_t b = 4;
-    while (b * 2 <= n / 2 && b * 2 <= MAX_CELL) b *= 2;
-    *base = b;
-    *amp = min_i(128, max_i(8, b / 2));
-}
-
-static vxr_result gen_terrain(vxr_scene_src *s, int32_t n) {
-    int32_t base, amp;
-    terrain_scale(n, &base, &amp);
-    terrain *t = malloc(sizeof *t);
-    vxr_model_gen *g = calloc(1, sizeof *g);
-    if (!t || !g || !terrain_init(t, n, false, base, amp, 1)) {
-        free(t);
-        free(g);
-        return VXR_ERROR_MEMORY;
-    }
-    /* Tight bounds: every column is there, the border ones reach z = 0,
-     * and the highest top is the highest cell. The voxel count, for the
-     * build's arrays: the columns of every 16th row, a little over. */
-    int32_t top = t->sea;
-    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) top = max_i(top, t->h[i]);
-    uint64_t sampled = 0;
-    int32_t rows = 0;
-    for (int32_t y = 0; y < n; y += 16, rows++)
-        for (int32_t x = 0; x < n; x++) {
-            int32_t c = top_at(t, x, y);
-            int32_t lo = min_i(min_i(top_at(t, x - 1, y), top_at(t, x + 1, y)),
-                               min_i(top_at(t, x, y - 1), top_at(t, x, y + 1)));
-            sampled += (uint64_t)(c - max_i(0, min_i(c - 2, lo + 1)) + 1);
-        }
-    uint64_t hint = sampled * (uint64_t)n / (uint64_t)rows;
-    *g = (vxr_model_gen){.emit = terrain_gen_emit,
-                         .destroy = terrain_gen_free,
-                         .user = t,
-                         .vmin = {-(n / 2), -(n / 2), 0},
-                         .vmax = {n - n / 2, n - n / 2, top + 1},
-                         .voxels_hint = hint + hint / 16};
-    uint32_t index;
-    vxr_result r = vxr_scene_src_add_model(s, &index);
-    if (r != VXR_OK) {
-        terrain_gen_free(t);
-        free(g);
-        return r;
-    }
-    s->models[index].gen = g;
-    return vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
 }
 
 /* A 192 x 192 patch with flattened pads under the showpieces. */
@@ -310,10 +80,10 @@ static vxr_result gen_demo(vxr_scene_src *s) {
         {GEN_CRYSTAL, 3, 0.5f, 10, -18, 0},
     };
     terrain t;
-    if (!terrain_init(&t, N, false, 64, 32, 7)) return VXR_ERROR_MEMORY;
+    if (!vxr_terrain_init(&t, N, false, 64, 32, 7)) return VXR_ERROR_MEMORY;
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         int32_t cx = items[i].x + H, cy = items[i].y + H, p = items[i].pad;
-        int32_t level = max_i(raw_at(&t, cx, cy), t.sand + 1);
+        int32_t level = max_i(vxr_terrain_raw(&t, cx, cy), t.sand + 1);
         for (int32_t y = cy - p; p && y < cy + p; y++)
             for (int32_t x = cx - p; x < cx + p; x++)
                 if (x >= 0 && y >= 0 && x < N && y < N) t.h[y * N + x] = (int16_t)level;
@@ -321,14 +91,14 @@ static vxr_result gen_demo(vxr_scene_src *s) {
     uint32_t index, ids[GEN_SHAPES + 1];
     float radius;
     vxr_result r = vxr_scene_src_add_model(s, &index);
-    if (r == VXR_OK && !terrain_emit(&t, 0, 0, N, &s->models[index])) r = VXR_ERROR_MEMORY;
+    if (r == VXR_OK && !vxr_terrain_emit(&t, 0, 0, N, &s->models[index])) r = VXR_ERROR_MEMORY;
     if (r == VXR_OK) r = vxr_gen_place(s, index, 0, 1, 0, 0, 0, INFINITY);
     for (int32_t k = 0; r == VXR_OK && k < GEN_SHAPES; k++)
         r = vxr_gen_shape(s, k, &ids[k], &radius);
     ids[GEN_SHAPES] = s->model_count;
     if (r == VXR_OK) r = vxr_gen_menger(s, 3, (const int32_t[3]){-13, -13, 0});
     for (size_t i = 0; r == VXR_OK && i < sizeof items / sizeof items[0]; i++) {
-        int32_t x = items[i].x, y = items[i].y, z = top_at(&t, x + H, y + H);
+        int32_t x = items[i].x, y = items[i].y, z = vxr_terrain_top(&t, x + H, y + H);
         r = vxr_gen_place(s, ids[items[i].model], (uint32_t)items[i].turns, items[i].scale,
                           (float)x, (float)y, (float)(items[i].pad ? z + 1 : z), INFINITY);
     }
@@ -355,14 +125,14 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
     while ((int64_t)g * g * 256 < k) g++;
     int32_t tiles = min_i(g, PERIOD), half = g * TILE / 2;
     terrain t;
-    if (!terrain_init(&t, P, true, 128, 64, 3)) return VXR_ERROR_MEMORY;
+    if (!vxr_terrain_init(&t, P, true, 128, 64, 3)) return VXR_ERROR_MEMORY;
     vxr_result r = VXR_OK;
     uint32_t tile0 = s->model_count, index, ids[5];
     float radius[5];
     for (int32_t j = 0; r == VXR_OK && j < tiles; j++)
         for (int32_t i = 0; r == VXR_OK && i < tiles; i++) {
             r = vxr_scene_src_add_model(s, &index);
-            if (r == VXR_OK && !terrain_emit(&t, i * TILE, j * TILE, TILE, &s->models[index]))
+            if (r == VXR_OK && !vxr_terrain_emit(&t, i * TILE, j * TILE, TILE, &s->models[index]))
                 r = VXR_ERROR_MEMORY;
         }
     for (int32_t i = 0; r == VXR_OK && i < 5; i++)
@@ -384,14 +154,14 @@ static vxr_result gen_world(vxr_scene_src *s, int32_t k) {
             uint64_t p = splitmix64(&rng);
             x = (int32_t)(p % (uint64_t)(2 * half)) - half;
             y = (int32_t)((p >> 32) % (uint64_t)(2 * half)) - half;
-            if (raw_at(&t, x + half, y + half) >= t.sand) break;
+            if (vxr_terrain_raw(&t, x + half, y + half) >= t.sand) break;
         }
         float scale = (int32_t)(roll >> 32 & 0xffff) % 100 < kinds[kind].alt_pct
                           ? kinds[kind].alt_scale
                           : 1.0f;
         float view = fminf(400, fmaxf(40, 10 * radius[kind] * scale));
         r = vxr_gen_place(s, ids[kind], (uint32_t)(roll >> 56), scale, (float)x, (float)y,
-                          (float)top_at(&t, x + half, y + half), view);
+                          (float)vxr_terrain_top(&t, x + half, y + half), view);
     }
     free(t.h);
     return r;
@@ -408,7 +178,7 @@ static vxr_result parse(const char *spec, int *kind, int32_t *value, vxr_error *
         int32_t lo, hi;
     } params[] = {{"demo", NULL, NULL, 0, 0},
                   {"menger", "level", "L", 0, 6},
-                  {"terrain", "size", "N", 1, 8192},
+                  {"terrain", "size", "N", 1, VXR_TERRAIN_SCENE_MAX},
                   {"world", "object count", "K", 1, 1000000}};
     if (!spec) return vxr_fail(err, VXR_ERROR_ARGUMENT, "no built-in scene name");
     const char *colon = strchr(spec, ':');
@@ -436,6 +206,12 @@ static vxr_result parse(const char *spec, int *kind, int32_t *value, vxr_error *
                             arg);
         if (v <= hi) v = v * 10 + (*c - '0');
     }
+    if (p == TERRAIN && v > hi && v <= VXR_TERRAIN_WORLD_MAX)
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "terrain size %d: past %d, @terrain:N is a generated world, too large "
+                        "to load whole: `vxr view`, `render`, `pickcheck` and `bench world` "
+                        "stream it",
+                        v, hi);
     if (v < lo || v > hi)
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "%s %s %.32s out of range %d..%d", name, what, arg,
                         lo, hi);
@@ -451,10 +227,10 @@ vxr_result vxr_scene_generate(const char *spec, vxr_scene_src *dest, vxr_error *
     int32_t v = 0;
     vxr_result r = parse(spec, &kind, &v, err);
     if (r == VXR_OK) {
-        fill_palette(dest->palette);
+        vxr_gen_palette(dest->palette);
         r = kind == DEMO      ? gen_demo(dest)
             : kind == MENGER  ? gen_menger(dest, v)
-            : kind == TERRAIN ? gen_terrain(dest, v)
+            : kind == TERRAIN ? vxr_gen_terrain(dest, v)
                               : gen_world(dest, v);
         if (r != VXR_OK) vxr_fail(err, r, "out of memory generating %.64s", spec);
     }

@@ -97,4 +97,57 @@ vxr_result vxr_gen_shape(vxr_scene_src *s, int kind, uint32_t *index, float *rad
 vxr_result vxr_gen_place(vxr_scene_src *s, uint32_t model, uint32_t quarter_turns, float scale,
                          float x, float y, float z, float view_distance);
 
+/* ---- the terrain (core/terrain.c) ---- */
+
+/* A heightfield of n x n columns. Raw heights below `sea` are water: the
+ * column is drawn flat at sea level, shaded by depth. */
+typedef struct terrain {
+    int16_t *h; /* row-major, h[(y - hy) * hw + x - hx]: the window computed */
+    int32_t hx, hy, hw;
+    int32_t n, sea, sand, grass, rock;
+    bool wrap; /* periodic in x and y (world tiles), else open borders */
+} terrain;
+
+static inline int32_t vxr_terrain_raw(const terrain *t, int32_t x, int32_t y) {
+    if (t->wrap) {
+        x = ((x % t->n) + t->n) % t->n;
+        y = ((y % t->n) + t->n) % t->n;
+    } else if (x < 0 || y < 0 || x >= t->n || y >= t->n) {
+        return -1;
+    }
+    return t->h[(size_t)(y - t->hy) * (size_t)t->hw + (size_t)(x - t->hx)];
+}
+
+/* Column top: water is flat at sea level. -1 outside an open terrain. */
+static inline int32_t vxr_terrain_top(const terrain *t, int32_t x, int32_t y) {
+    int32_t h = vxr_terrain_raw(t, x, y);
+    return h < 0 ? h : max_i(h, t->sea);
+}
+
+/* The heightfield of an n x n terrain (wrap: periodic) with hills `base`
+ * columns wide and `amp` high, from seed: whole (init) or only the columns
+ * [x0, x1) x [y0, y1) (window), equal to the whole one there. false when
+ * memory runs out; free t->h. */
+bool vxr_terrain_init(terrain *t, int32_t n, bool wrap, int32_t base, int32_t amp, uint32_t seed);
+bool vxr_terrain_window(terrain *t, int32_t n, bool wrap, int32_t base, int32_t amp, uint32_t seed,
+                        int32_t x0, int32_t y0, int32_t x1, int32_t y1);
+/* The voxels of the columns [x0, x0 + w) x [y0, y0 + w), centred on the
+ * model origin, appended to m; false when memory runs out. */
+bool vxr_terrain_emit(const terrain *t, int32_t x0, int32_t y0, int32_t w, vxr_model_src *m);
+/* @terrain:n as a model generator, placed once (vxr_scene_generate). */
+vxr_result vxr_gen_terrain(vxr_scene_src *s, int32_t n);
+/* @terrain:n's highest cell (z): no voxel lies above it. */
+int32_t vxr_terrain_ceiling(int32_t n);
+/* The voxels of @terrain:n in world chunk c (side^3 cells: world cells
+ * c * side + [0, side), the scene's world, whose model is centred), in
+ * chunk cells, appended to m; computes the chunk's columns alone.
+ * VXR_ERROR_MEMORY. */
+vxr_result vxr_terrain_chunk(int32_t n, uint32_t side, const int32_t c[3], vxr_model_src *m);
+/* "@terrain:N" as a generated world's name: *n = N, 1..VXR_TERRAIN_WORLD_MAX;
+ * VXR_ERROR_ARGUMENT naming spec otherwise. */
+#define VXR_TERRAIN_WORLD_MAX 65536
+vxr_result vxr_terrain_spec(const char *spec, int32_t *n, vxr_error *err);
+/* The palette of every built-in scene into pal[256] (core/procgen.c). */
+void vxr_gen_palette(uint32_t *pal);
+
 #endif

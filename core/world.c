@@ -27,26 +27,13 @@ vxr_instance vxr_world_chunk_instance(const int32_t c[3], uint32_t side, uint32_
 
 /* ---- chunks being filled: a map from chunk coordinates to voxel lists ---- */
 
-typedef struct bucket {
-    int32_t c[3];
-    vxr_model_src m;
-} bucket;
-
-typedef struct chunk_map {
-    bucket *b;
-    uint32_t n, cap;
-    uint32_t *slot; /* open addressing: bucket index + 1, 0 empty */
-    uint32_t slots; /* a power of two, at least twice n */
-    bool failed;
-} chunk_map;
-
 static uint32_t hash3(const int32_t c[3]) {
     uint32_t h =
         (uint32_t)c[0] * 73856093u ^ (uint32_t)c[1] * 19349663u ^ (uint32_t)c[2] * 83492791u;
     return h ^ (h >> 15);
 }
 
-static bool map_grow(chunk_map *m) {
+static bool map_grow(vxr_chunk_map *m) {
     const uint32_t slots = m->slots ? 2 * m->slots : 256;
     uint32_t *slot = calloc(slots, sizeof *slot);
     if (!slot) return false;
@@ -62,10 +49,10 @@ static bool map_grow(chunk_map *m) {
 }
 
 /* The bucket of chunk c, made when new; NULL when memory runs out. */
-static bucket *map_get(chunk_map *m, const int32_t c[3]) {
+vxr_chunk_bucket *vxr_chunk_map_get(vxr_chunk_map *m, const int32_t c[3]) {
     if (m->slots) {
         for (uint32_t h = hash3(c) & (m->slots - 1); m->slot[h]; h = (h + 1) & (m->slots - 1)) {
-            bucket *b = &m->b[m->slot[h] - 1];
+            vxr_chunk_bucket *b = &m->b[m->slot[h] - 1];
             if (b->c[0] == c[0] && b->c[1] == c[1] && b->c[2] == c[2]) return b;
         }
     }
@@ -73,12 +60,12 @@ static bucket *map_get(chunk_map *m, const int32_t c[3]) {
     if (2 * (m->n + 1) > m->slots && !map_grow(m)) return NULL;
     if (m->n == m->cap) {
         const uint32_t cap = m->cap ? 2 * m->cap : 64;
-        bucket *b = realloc(m->b, cap * sizeof *b);
+        vxr_chunk_bucket *b = realloc(m->b, cap * sizeof *b);
         if (!b) return NULL;
         m->b = b;
         m->cap = cap;
     }
-    bucket *b = &m->b[m->n];
+    vxr_chunk_bucket *b = &m->b[m->n];
     memset(b, 0, sizeof *b);
     memcpy(b->c, c, sizeof b->c);
     uint32_t h = hash3(c) & (m->slots - 1);
@@ -87,21 +74,13 @@ static bucket *map_get(chunk_map *m, const int32_t c[3]) {
     return b;
 }
 
-static void map_free(chunk_map *m) {
+void vxr_chunk_map_free(vxr_chunk_map *m) {
     for (uint32_t i = 0; i < m->n; i++) free(m->b[i].m.voxels);
     VXR_FREE(m->b, m->slot);
 }
 
-typedef struct cutter {
-    chunk_map map;
-    uint32_t shift; /* log2 of the chunk side */
-    int32_t R[9];
-    int64_t t[3];
-    bucket *last; /* the bucket of the voxel before: neighbours share one */
-} cutter;
-
-static void cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
-    cutter *k = user;
+void vxr_chunk_cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    vxr_chunk_cutter *k = user;
     if (k->map.failed) return;
     const int64_t v[3] = {x, y, z};
     int64_t w[3];
@@ -113,8 +92,9 @@ static void cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr
         c[i] = (int32_t)q;
         l[i] = (int32_t)(w[i] - q * ((int64_t)1 << k->shift));
     }
-    bucket *b = k->last;
-    if (!b || b->c[0] != c[0] || b->c[1] != c[1] || b->c[2] != c[2]) b = map_get(&k->map, c);
+    vxr_chunk_bucket *b = k->last;
+    if (!b || b->c[0] != c[0] || b->c[1] != c[1] || b->c[2] != c[2])
+        b = vxr_chunk_map_get(&k->map, c);
     if (!b || vxr_model_src_push(&b->m, l[0], l[1], l[2], attr) != VXR_OK) {
         k->map.failed = true;
         return;
@@ -123,20 +103,20 @@ static void cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr
 }
 
 static int cmp_bucket(const void *a, const void *b) {
-    const int32_t *x = ((const bucket *)a)->c, *y = ((const bucket *)b)->c;
+    const int32_t *x = ((const vxr_chunk_bucket *)a)->c, *y = ((const vxr_chunk_bucket *)b)->c;
     for (int i = 0; i < 3; i++)
         if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
     return 0;
 }
 
-static void chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]) {
+void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]) {
     snprintf(dest, size, "%.3900s/chunks/%d.%d.%d.vxo", dir, c[0], c[1], c[2]);
 }
 
 /* One chunk as a .vxo file: its list becomes the model (taken from b). */
-static vxr_result write_chunk(const vxr_scene *scene, const char *dir, uint32_t side,
-                              uint32_t threads, bucket *b, uint64_t *bytes, uint64_t *voxels,
-                              vxr_error *err) {
+vxr_result vxr_world_write_chunk(const vxr_scene *scene, const char *dir, uint32_t side,
+                                 uint32_t threads, vxr_chunk_bucket *b, uint64_t *bytes,
+                                 uint64_t *voxels, vxr_error *err) {
     vxr_scene_src src;
     vxr_scene_src_init(&src, scene->attr_size);
     memcpy(src.palette, scene->palette, sizeof src.palette);
@@ -165,7 +145,7 @@ static vxr_result write_chunk(const vxr_scene *scene, const char *dir, uint32_t 
     }
     vxr_scene_destroy(s);
     char path[PATH_MAX_BYTES];
-    chunk_path(path, sizeof path, dir, b->c);
+    vxr_world_chunk_path(path, sizeof path, dir, b->c);
     if (r == VXR_OK) r = vxr_write_file(path, data, size, err);
     free(data);
     *bytes += size;
@@ -193,11 +173,30 @@ static vxr_result write_palette(const vxr_scene *scene, const char *dir, uint64_
     return r;
 }
 
+vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world_entry *e,
+                                 uint32_t count, vxr_error *err) {
+    vxr_bytes index = {0};
+    char line[128];
+    int len = snprintf(line, sizeof line, "vxr world 1\nchunk %u\nchunks %u\n", side, count);
+    vxr_bytes_put(&index, line, (size_t)len);
+    for (uint32_t i = 0; i < count; i++) {
+        len = snprintf(line, sizeof line, "%d %d %d %llu\n", e[i].c[0], e[i].c[1], e[i].c[2],
+                       (unsigned long long)e[i].voxels);
+        vxr_bytes_put(&index, line, (size_t)len);
+    }
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    vxr_result r = index.failed ? vxr_fail(err, VXR_ERROR_MEMORY, "out of memory")
+                                : vxr_write_file(path, index.p, index.n, err);
+    free(index.p);
+    return r;
+}
+
 /* Takes back what a failed build wrote. */
-static void remove_world(const char *dir, const chunk_map *m, uint32_t written) {
+static void remove_world(const char *dir, const vxr_chunk_map *m, uint32_t written) {
     char path[PATH_MAX_BYTES];
     for (uint32_t i = 0; i < written; i++) {
-        chunk_path(path, sizeof path, dir, m->b[i].c);
+        vxr_world_chunk_path(path, sizeof path, dir, m->b[i].c);
         unlink(path);
     }
     snprintf(path, sizeof path, "%.3900s/chunks", dir);
@@ -216,7 +215,7 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
                         chunk, VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
     if (strlen(dir) > 3900)
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", dir);
-    cutter k;
+    vxr_chunk_cutter k;
     memset(&k, 0, sizeof k);
     while ((1u << k.shift) < chunk) k.shift++;
     for (uint32_t i = 0; i < scene->instance_count; i++) {
@@ -247,7 +246,7 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
         vxr_integer_placement(&in->transform, k.R, k.t);
         k.last = NULL;
-        vxr_octree_foreach(&scene->models[in->model], cut_voxel, &k);
+        vxr_octree_foreach(&scene->models[in->model], vxr_chunk_cut_voxel, &k);
     }
     vxr_result r = k.map.failed ? vxr_fail(err, VXR_ERROR_MEMORY,
                                            "out of memory (or more than "
@@ -255,34 +254,29 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
                                 : VXR_OK;
     if (r == VXR_OK && k.map.n) qsort(k.map.b, k.map.n, sizeof *k.map.b, cmp_bucket);
     /* the index: chunks in order, each with its voxel count */
-    vxr_bytes index = {0};
-    char line[128];
-    int len = snprintf(line, sizeof line, "vxr world 1\nchunk %u\nchunks %u\n", chunk, k.map.n);
-    vxr_bytes_put(&index, line, (size_t)len);
+    vxr_world_entry *e = calloc(k.map.n ? k.map.n : 1, sizeof *e);
+    if (r == VXR_OK && !e) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     uint32_t written = 0;
     for (; r == VXR_OK && written < k.map.n; written++) {
-        bucket *b = &k.map.b[written];
-        const int32_t c[3] = {b->c[0], b->c[1], b->c[2]};
-        uint64_t voxels = 0;
-        r = write_chunk(scene, dir, chunk, threads, b, &st.bytes, &voxels, err);
-        len = snprintf(line, sizeof line, "%d %d %d %llu\n", c[0], c[1], c[2],
-                       (unsigned long long)voxels);
-        vxr_bytes_put(&index, line, (size_t)len);
-        st.voxels += voxels;
+        vxr_chunk_bucket *b = &k.map.b[written];
+        memcpy(e[written].c, b->c, sizeof b->c);
+        r = vxr_world_write_chunk(scene, dir, chunk, threads, b, &st.bytes, &e[written].voxels,
+                                  err);
+        st.voxels += e[written].voxels;
     }
-    if (r == VXR_OK && index.failed) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     if (r == VXR_OK) r = write_palette(scene, dir, &st.bytes, err);
-    snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
-    if (r == VXR_OK) r = vxr_write_file(path, index.p, index.n, err);
+    if (r == VXR_OK) r = vxr_world_write_index(dir, chunk, e, k.map.n, err);
     if (r == VXR_OK) {
         st.chunks = k.map.n;
-        st.bytes += index.n;
+        snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+        struct stat sb;
+        if (stat(path, &sb) == 0) st.bytes += (uint64_t)sb.st_size;
         if (stats) *stats = st;
     } else {
         remove_world(dir, &k.map, written);
     }
-    free(index.p);
-    map_free(&k.map);
+    free(e);
+    vxr_chunk_map_free(&k.map);
     return r;
 }
 
@@ -405,7 +399,7 @@ vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_
                                 const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
                                 vxr_error *err) {
     char path[PATH_MAX_BYTES];
-    chunk_path(path, sizeof path, dir, e->c);
+    vxr_world_chunk_path(path, sizeof path, dir, e->c);
     uint8_t *data = NULL;
     size_t size = 0;
     vxr_scene *c = NULL;
@@ -417,7 +411,7 @@ vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_
     const vxr_octree *m = &c->models[0];
     const vxr_transform *t = &c->instances[0].transform;
     bool ok = c->model_count == 1 && c->instance_count == 1 && c->instances[0].model == 0 &&
-              m->voxel_count == e->voxels && t->scale == 1 && c->attr_size == world->attr_size &&
+              m->voxel_count > 0 && t->scale == 1 && c->attr_size == world->attr_size &&
               !memcmp(c->palette, world->palette, sizeof c->palette);
     for (int k = 0; ok && k < 3; k++) {
         ok = m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)side &&
@@ -427,9 +421,9 @@ vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_
     if (!ok) {
         vxr_scene_destroy(c);
         return vxr_fail(err, VXR_ERROR_FORMAT,
-                        "%s: not the chunk the index names (one model of %llu voxels in "
-                        "0..%u, one instance at its first cell, the world's palette)",
-                        path, (unsigned long long)e->voxels, side - 1);
+                        "%s: not the chunk the index names (one model of voxels in 0..%u, one "
+                        "instance at its first cell, the world's palette)",
+                        path, side - 1);
     }
     *tree = c->models[0];
     memset(&c->models[0], 0, sizeof c->models[0]);

@@ -10,43 +10,26 @@
 #include "vxr/edit.h"
 #include "vxr/spheres.h"
 #include "vxr/world.h"
+#include "procgen.h"
+#include "world_stream.h"
 
-enum { PATH_BYTES = 4096 };
-
-enum chunk_state { ABSENT, QUEUED, LOADING, READY, RESIDENT, FAILED };
-
-struct vxr_world {
-    char dir[PATH_BYTES];
-    uint32_t side, count;
-    vxr_world_entry *e;
-    float view_distance;
-    uint64_t budget;
-    vxr_scene *scene;
-    vxr_scene *colours; /* the palette alone: what the loaders read */
-    vxr_spheres *spheres;
-    /* per chunk; state, ready and the queue are the loaders' too (lock) */
-    uint8_t *state;
-    uint32_t *model;   /* RESIDENT: its model in the scene */
-    uint64_t *bytes;   /* RESIDENT: its file's size */
-    uint64_t *seen;    /* the last update that wanted it */
-    uint64_t *version; /* RESIDENT: its model's version when it came in */
-    vxr_octree *ready; /* READY: loaded, not yet in the scene */
-    uint64_t updates;
-    uint64_t resident_bytes, loaded, evicted;
-    uint32_t resident;
-    /* the loaders */
-    pthread_t *threads;
-    uint32_t n_threads, started;
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    uint32_t *queue; /* chunk indices, nearest first */
-    uint32_t q_next, q_count;
-    uint32_t busy;
-    bool stop;
-    vxr_error failure; /* the first load that failed, not yet reported */
-    vxr_result failure_code;
-    bool failed;
-};
+/* A generated chunk: its voxels (vxr_terrain_chunk) built into an octree;
+ * *bytes its octree's arrays, as a file's size would be. */
+static vxr_result generate(const vxr_world *w, const vxr_world_entry *e, vxr_octree *tree,
+                           uint64_t *bytes, vxr_error *err) {
+    vxr_model_src m = {0};
+    memset(tree, 0, sizeof *tree);
+    vxr_result r = vxr_terrain_chunk(w->gen_n, w->side, e->c, &m);
+    if (r != VXR_OK)
+        r = vxr_fail(err, r, "%s: chunk %d %d %d: out of memory", w->dir, e->c[0], e->c[1],
+                     e->c[2]);
+    for (int k = 0; k < 3; k++) m.box_max[k] = (int32_t)w->side;
+    if (r == VXR_OK && m.count) r = vxr_model_build(&m, 1, 1, tree, err);
+    free(m.voxels);
+    *bytes = (uint64_t)tree->node_count * 8 + (uint64_t)tree->brick_count * 4 +
+             vxr_octree_attr_count(tree);
+    return r;
+}
 
 static void *loader(void *arg) {
     vxr_world *w = arg;
@@ -62,11 +45,17 @@ static void *loader(void *arg) {
         vxr_octree tree;
         uint64_t bytes = 0;
         vxr_error err = {{0}};
-        const vxr_result r =
-            vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours, &tree, &bytes, &err);
+        const vxr_result r = w->gen_n ? generate(w, &w->e[i], &tree, &bytes, &err)
+                                      : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
+                                                             &tree, &bytes, &err);
         pthread_mutex_lock(&w->lock);
         w->busy--;
-        if (r == VXR_OK) {
+        if (r == VXR_OK && !tree.voxel_count) { /* generated empty: not asked for again */
+            vxr_octree_free(&tree);
+            w->e[i].voxels = 0;
+            w->state[i] = ABSENT;
+        } else if (r == VXR_OK) {
+            w->e[i].voxels = tree.voxel_count; /* the guess made good */
             w->ready[i] = tree;
             w->bytes[i] = bytes;
             w->state[i] = READY;
@@ -107,6 +96,33 @@ void vxr_world_close(vxr_world *w) {
              w->queue, w);
 }
 
+/* The chunks of a generated world (@terrain:N): every chunk of side
+ * `chunk` (0: the default) that the terrain's columns and heights meet, a
+ * guess of three voxels a column for each until it is made. */
+static vxr_result generated_entries(vxr_world *w, uint32_t chunk, vxr_world_entry **e,
+                                    vxr_error *err) {
+    const uint32_t s = chunk ? chunk : VXR_WORLD_CHUNK_DEFAULT;
+    if (s < VXR_WORLD_CHUNK_MIN || s > VXR_WORLD_CHUNK_MAX || (s & (s - 1)))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT, "chunk side %u: a power of two from %u to %u", s,
+                        VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
+    w->side = s;
+    const int64_t o = w->gen_n / 2, lo = -((o + s - 1) / s), hi = (w->gen_n - o - 1) / (int64_t)s;
+    const int64_t layers = vxr_terrain_ceiling(w->gen_n) / (int64_t)s + 1;
+    const int64_t count = (hi - lo + 1) * (hi - lo + 1) * layers;
+    if (count > VXR_WORLD_MAX_CHUNKS)
+        return vxr_fail(err, VXR_ERROR_LIMIT, "%s in chunks of %u: %lld chunks, more than %u",
+                        w->dir, s, (long long)count, VXR_WORLD_MAX_CHUNKS);
+    *e = malloc((size_t)count * sizeof **e);
+    if (!*e) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    uint32_t n = 0;
+    for (int64_t z = 0; z < layers; z++)
+        for (int64_t y = lo; y <= hi; y++)
+            for (int64_t x = lo; x <= hi; x++)
+                (*e)[n++] = (vxr_world_entry){{(int32_t)x, (int32_t)y, (int32_t)z}, 3ull * s * s};
+    w->count = n;
+    return VXR_OK;
+}
+
 vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_error *err) {
     *dest = NULL;
     if (!(desc->view_distance >= 0) || !isfinite(desc->view_distance))
@@ -116,42 +132,42 @@ vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_erro
     if (!w) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     w->view_distance = desc->view_distance;
     w->budget = desc->budget_bytes;
-    vxr_result r = vxr_world_index_path(desc->path, w->dir, sizeof w->dir, err);
-    if (r == VXR_OK) r = vxr_world_read_index(w->dir, &w->side, &w->e, &w->count, err);
+    vxr_result r = VXR_OK;
+    if (desc->path[0] == '@') /* generated: dir holds its name, for messages */
+        snprintf(w->dir, sizeof w->dir, "%.200s", desc->path);
+    else
+        r = vxr_world_index_path(desc->path, w->dir, sizeof w->dir, err);
+    vxr_world_entry *e = NULL;
+    if (desc->path[0] == '@') {
+        r = vxr_terrain_spec(desc->path, &w->gen_n, err);
+        if (r == VXR_OK) r = generated_entries(w, desc->chunk, &e, err);
+    } else if (r == VXR_OK) {
+        r = vxr_world_read_index(w->dir, &w->side, &e, &w->count, err);
+    }
     if (r == VXR_OK) {
-        const size_t n = w->count ? w->count : 1;
         w->scene = vxr_scene_alloc(0, 0);
         w->colours = vxr_scene_alloc(0, 0);
-        w->state = calloc(n, sizeof *w->state);
-        w->model = calloc(n, sizeof *w->model);
-        w->bytes = calloc(n, sizeof *w->bytes);
-        w->seen = calloc(n, sizeof *w->seen);
-        w->version = calloc(n, sizeof *w->version);
-        w->ready = calloc(n, sizeof *w->ready);
-        w->queue = calloc(n, sizeof *w->queue);
         w->n_threads = desc->threads ? desc->threads : 1;
         w->threads = calloc(w->n_threads, sizeof *w->threads);
-        if (!w->scene || !w->colours || !w->state || !w->model || !w->bytes || !w->seen ||
-            !w->version || !w->ready || !w->queue || !w->threads ||
-            vxr_spheres_create(&w->spheres) != VXR_OK)
+        if (!w->scene || !w->colours || !w->threads || vxr_spheres_create(&w->spheres) != VXR_OK)
             r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     }
+    if (r == VXR_OK) r = vxr_world_grow(w, w->count, err);
+    if (r == VXR_OK && w->count) memcpy(w->e, e, w->count * sizeof *e);
+    free(e);
     if (r == VXR_OK && w->view_distance == 0) w->view_distance = 4.0f * (float)w->side;
-    if (r == VXR_OK) r = vxr_world_read_palette(w->dir, w->colours, err);
+    if (r == VXR_OK && w->gen_n) {
+        vxr_gen_palette(w->colours->palette);
+        w->colours->attr_size = 1;
+    } else if (r == VXR_OK) {
+        r = vxr_world_read_palette(w->dir, w->colours, err);
+    }
     if (r == VXR_OK) {
         memcpy(w->scene->palette, w->colours->palette, sizeof w->scene->palette);
         memcpy(w->scene->materials, w->colours->materials, sizeof w->scene->materials);
         w->scene->attr_size = w->colours->attr_size;
     }
-    /* a sphere per chunk: its bounding sphere grown by the view distance */
-    const float half = (float)w->side / 2, reach = w->view_distance + half * sqrtf(3.0f);
-    for (uint32_t i = 0; r == VXR_OK && i < w->count; i++) {
-        float c[3];
-        for (int k = 0; k < 3; k++) c[k] = (float)((int64_t)w->e[i].c[k] * w->side) + half;
-        uint32_t handle;
-        if (vxr_spheres_insert(w->spheres, c, reach, i, &handle) != VXR_OK)
-            r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
+    if (r == VXR_OK) r = vxr_world_add_spheres(w, 0, w->count, err);
     if (r == VXR_OK) {
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->wake, NULL);
@@ -170,6 +186,13 @@ vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_erro
 
 vxr_scene *vxr_world_scene(vxr_world *w) {
     return w->scene;
+}
+
+vxr_scene *vxr_world_detach_scene(vxr_world *w) {
+    vxr_world_quiesce(w);
+    vxr_scene *s = w->scene;
+    w->scene = NULL;
+    return s;
 }
 
 /* The distance from p to chunk i's centre. */
@@ -191,26 +214,6 @@ static int cmp_distance(const void *a, const void *b) {
     const by_distance *x = a, *y = b;
     if (x->d != y->d) return x->d < y->d ? -1 : 1;
     return (x->i > y->i) - (x->i < y->i);
-}
-
-/* A loaded chunk into the scene (under the lock). */
-static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
-    uint32_t id, inst;
-    vxr_result r = vxr_scene_add_octree(w->scene, &w->ready[i], &id, err);
-    if (r != VXR_OK) return r;
-    const vxr_instance in = vxr_world_chunk_instance(w->e[i].c, w->side, id);
-    r = vxr_scene_add_instance(w->scene, &in, &inst, err);
-    if (r != VXR_OK) {
-        vxr_scene_remove_model(w->scene, id);
-        return r;
-    }
-    w->model[i] = id;
-    w->version[i] = w->scene->model_version[id];
-    w->state[i] = RESIDENT;
-    w->resident++;
-    w->resident_bytes += w->bytes[i];
-    w->loaded++;
-    return VXR_OK;
 }
 
 static void evict(vxr_world *w, uint32_t i) {
@@ -242,23 +245,34 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     }
     if (n) qsort(want, n, sizeof *want, cmp_distance);
     pthread_mutex_lock(&w->lock);
-    /* what the loaders finished */
-    for (uint32_t i = 0; r == VXR_OK && i < w->count; i++)
-        if (w->state[i] == READY) r = integrate(w, i, err);
+    r = vxr_world_take_ready(w, err);
     /* what the wanted chunks not resident would take: about a byte a voxel,
      * a guess until they are read */
     uint64_t need = 0;
     for (size_t k = 0; k < n; k++)
         if (w->state[want[k].i] != RESIDENT) need += w->e[want[k].i].voxels;
-    /* over the budget: the chunks not wanted now go, farthest first */
+    /* over the budget: the chunks not wanted now go, farthest first; edited
+     * ones are written back first (all edits at once), and stay if that fails */
     uint32_t n_out = 0;
     for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == RESIDENT && w->seen[i] != w->updates &&
-            w->scene->model_version[w->model[i]] == w->version[i]) /* edited: kept */
+        if (w->state[i] == RESIDENT && w->seen[i] != w->updates)
             out[n_out++] = (by_distance){-centre_distance(w, i, eye), i};
     if (n_out) qsort(out, n_out, sizeof *out, cmp_distance);
+    bool save = false;
+    uint64_t left = w->resident_bytes;
+    for (uint32_t k = 0; w->budget && k < n_out && left + need > w->budget; k++) {
+        save = save || vxr_world_chunk_edited(w, out[k].i);
+        left -= w->bytes[out[k].i];
+    }
+    if (save && !w->gen_n) { /* a generated world's edits stay resident */
+        pthread_mutex_unlock(&w->lock);
+        vxr_error why = {{0}};
+        const vxr_result s = vxr_world_save(w, NULL, &why);
+        if (s != VXR_OK && r == VXR_OK) r = vxr_fail(err, s, "%s", why.message);
+        pthread_mutex_lock(&w->lock);
+    }
     for (uint32_t k = 0; w->budget && k < n_out && w->resident_bytes + need > w->budget; k++)
-        evict(w, out[k].i);
+        if (!vxr_world_chunk_edited(w, out[k].i)) evict(w, out[k].i);
     /* the requests: wanted chunks not resident, nearest first, while the budget lasts */
     for (uint32_t k = w->q_next; k < w->q_count; k++)
         if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
@@ -267,7 +281,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     uint64_t expect = w->resident_bytes;
     for (size_t k = 0; k < n; k++) {
         const uint32_t i = want[k].i;
-        if (w->state[i] == RESIDENT) continue;
+        if (w->state[i] == RESIDENT || !w->e[i].voxels) continue; /* emptied by edits */
         incomplete++;
         if (w->state[i] != ABSENT || (w->budget && expect >= w->budget)) continue;
         w->state[i] = QUEUED;
@@ -277,7 +291,10 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     if (w->q_count) pthread_cond_broadcast(&w->wake);
     if (st) {
         memset(st, 0, sizeof *st);
-        st->chunks = w->count;
+        for (uint32_t i = 0; i < w->count; i++) {
+            st->chunks += w->e[i].voxels != 0;
+            st->unsaved += vxr_world_chunk_edited(w, i);
+        }
         st->view_distance = w->view_distance;
         st->wanted = (uint32_t)n;
         st->resident = w->resident;
@@ -304,11 +321,50 @@ void vxr_world_wait(vxr_world *w) {
 
 void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32_t *side) {
     for (int k = 0; k < 3; k++) min[k] = max[k] = 0;
-    for (uint32_t i = 0; i < w->count; i++)
+    bool first = true;
+    for (uint32_t i = 0; i < w->count; i++) {
+        if (!w->e[i].voxels) continue; /* emptied by edits */
         for (int k = 0; k < 3; k++) {
             const int64_t lo = (int64_t)w->e[i].c[k] * w->side;
-            if (i == 0 || lo < min[k]) min[k] = lo;
-            if (i == 0 || lo + w->side > max[k]) max[k] = lo + w->side;
+            if (first || lo < min[k]) min[k] = lo;
+            if (first || lo + w->side > max[k]) max[k] = lo + w->side;
         }
+        first = false;
+    }
     if (side) *side = w->side;
+}
+
+vxr_result vxr_world_make_resident(vxr_world *w, vxr_error *err) {
+    pthread_mutex_lock(&w->lock);
+    for (uint32_t k = w->q_next; k < w->q_count; k++)
+        if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
+    w->q_next = w->q_count = 0;
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->state[i] == ABSENT && w->e[i].voxels) {
+            w->state[i] = QUEUED;
+            w->queue[w->q_count++] = i;
+        }
+    pthread_cond_broadcast(&w->wake);
+    while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
+    vxr_result r = vxr_world_take_ready(w, err);
+    if (r == VXR_OK && w->failed) {
+        r = vxr_fail(err, w->failure_code, "%s", w->failure.message);
+        w->failed = false;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return r;
+}
+
+float vxr_world_view_distance(const vxr_world *w) {
+    return w->view_distance;
+}
+
+bool vxr_world_generated(const vxr_world *w) {
+    return w->gen_n != 0;
+}
+
+bool vxr_is_generated_world(const char *path) {
+    int32_t n = 0;
+    return !strncmp(path, "@terrain:", 9) && vxr_terrain_spec(path, &n, NULL) == VXR_OK &&
+           n > VXR_TERRAIN_SCENE_MAX;
 }

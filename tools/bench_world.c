@@ -69,8 +69,9 @@ int cmd_bench_world(int argc, char **argv) {
     if (!path || !cams_path)
         return cli_usage("bench world: expected WORLD --path FILE [--size WxH] "
                          "[--view-distance D] [--budget BYTES] [--json]");
-    if (!vxr_is_world(path))
-        return cli_usage("bench world: %s is not a world (vxr world build writes one)",
+    if (strncmp(path, "@terrain:", 9) && (path[0] == '@' || !vxr_is_world(path)))
+        return cli_usage("bench world: %s is not a world (vxr world build writes one; "
+                         "@terrain:N is generated)",
                          CLI_SHOWN(path));
     float *cams = NULL;
     size_t n = 0;
@@ -83,7 +84,7 @@ int cmd_bench_world(int argc, char **argv) {
     }
     vxr_error err = {{0}};
     vxr_world *w = NULL;
-    const vxr_world_desc desc = {path, distance, budget, 2};
+    const vxr_world_desc desc = {path, distance, budget, 2, 0};
     vxr_result r = vxr_world_open(&desc, &w, &err);
     if (r != VXR_OK) {
         free(cams);

@@ -1,5 +1,6 @@
 /* vxr edit: a script of voxel edits applied to a scene through the editor
- * (vxr/edit.h), then saved by OUT's extension (DESIGN.md §5).
+ * (vxr/edit.h), then saved by OUT's extension (DESIGN.md §5), or written
+ * back into a world edited in place (OUT the SCENE world).
  *
  * The script is read a line at a time as it is applied (tools/edit_script.c),
  * in memory bounded by its longest line; a bad line names itself and stops
@@ -9,9 +10,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "commands.h"
 #include "edit_script.h"
+#include "vxr/world.h"
 
 /* The work one `vxr edit` may do unless --max-cells says more: as much as
  * the largest step (a 512^3 box), some seconds on one core. */
@@ -118,6 +121,42 @@ static void report(const char *scene_path, const char *out_path, const vxr_scene
            (unsigned long long)voxels, bytes);
 }
 
+/* Whether a and b name one world (its index, the same file). */
+static bool same_world(const char *a, const char *b) {
+    char ia[4200], ib[4200];
+    struct stat sa, sb;
+    snprintf(ia, sizeof ia, "%s%s", a, strstr(a, VXR_WORLD_INDEX) ? "" : "/" VXR_WORLD_INDEX);
+    snprintf(ib, sizeof ib, "%s%s", b, strstr(b, VXR_WORLD_INDEX) ? "" : "/" VXR_WORLD_INDEX);
+    return stat(ia, &sa) == 0 && stat(ib, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The scene to edit: a world edited in place (--out the same world: every
+ * chunk made resident, the changed ones written back), else any SCENE,
+ * saved by OUT's extension. */
+static int open_scene(const char *path, const char *out, const vxr_format **format,
+                      vxr_scene **scene, vxr_world **world) {
+    const bool in_world = path[0] != '@' && vxr_is_world(path);
+    if (out[0] != '@' && vxr_is_world(out)) {
+        if (!in_world || !same_world(path, out))
+            return cli_usage("edit: --out %s is a world: a world is edited in place (--out the "
+                             "SCENE world itself)",
+                             out);
+        const vxr_world_desc desc = {path, 0, 0, 2, 0};
+        vxr_error err = {{0}};
+        vxr_result r = vxr_world_open(&desc, world, &err);
+        if (r == VXR_OK) r = vxr_world_make_resident(*world, &err);
+        if (r != VXR_OK) {
+            vxr_world_close(*world);
+            *world = NULL;
+            return cli_fail(path, r, &err);
+        }
+        *scene = vxr_world_scene(*world);
+        return EXIT_OK;
+    }
+    return cli_output_and_scene("edit", out, path, format, scene);
+}
+
 int cmd_edit(int argc, char **argv) {
     const char *path = NULL, *ops_path = NULL, *out_path = NULL;
     bool json = false;
@@ -151,9 +190,10 @@ int cmd_edit(int argc, char **argv) {
             "edit: expected SCENE --ops FILE --out OUT [--max-cells N] [--journal BYTES] [--json]");
     if (!strcmp(path, "-") && !strcmp(ops_path, "-"))
         return cli_usage("edit: SCENE and --ops cannot both be standard input ('-')");
-    const vxr_format *format;
-    vxr_scene *scene;
-    int status = cli_output_and_scene("edit", out_path, path, &format, &scene);
+    const vxr_format *format = NULL;
+    vxr_scene *scene = NULL;
+    vxr_world *world = NULL;
+    int status = open_scene(path, out_path, &format, &scene, &world);
     if (status != EXIT_OK) return status;
     vxr_error err = {{0}};
     edit_script s;
@@ -170,7 +210,13 @@ int cmd_edit(int argc, char **argv) {
         seconds = cli_now() - t0;
         edit_script_close(&s);
     }
-    if (status == EXIT_OK) {
+    if (status == EXIT_OK && world) {
+        r = vxr_world_save(world, NULL, &err);
+        vxr_world_status st = {0};
+        if (r == VXR_OK) r = vxr_world_update(world, (const float[3]){0, 0, 0}, &st, &err);
+        if (r != VXR_OK) status = cli_fail(out_path, r, &err);
+        size = (size_t)st.resident_bytes;
+    } else if (status == EXIT_OK) {
         r = cli_save_scene(out_path, format, scene, &size, &err);
         /* A scene .vox or .vl32 cannot hold is bad input, not a usage error. */
         if (r != VXR_OK)
@@ -178,6 +224,9 @@ int cmd_edit(int argc, char **argv) {
     }
     if (status == EXIT_OK) report(path, out_path, scene, &t, size, seconds, json);
     vxr_editor_destroy(editor);
-    vxr_scene_destroy(scene);
+    if (world)
+        vxr_world_close(world); /* its scene with it */
+    else
+        vxr_scene_destroy(scene);
     return status;
 }

@@ -1,7 +1,8 @@
 # vxr world build (DESIGN.md §5): a scene cut into a world; `info` on the
 # world (its directory or its index) reports the scene's instanced voxels
-# and bounds, and its render is the scene's, byte for byte; a world is not
-# written over; bad arguments exit 2.
+# and bounds, and its render is the scene's, byte for byte; `edit` in place
+# writes back what `edit` to a file saves; a world is not written over by a
+# build nor by another world's edits; bad arguments exit 2.
 #   cmake -DVXR=vxr -DSCENE=in.vox -DWORK=dir -P world.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -41,6 +42,31 @@ get_filename_component(scene_name ${SCENE} NAME)
 if(NOT sha_world STREQUAL sha_${scene_name})
     message(FATAL_ERROR "the world renders other pixels than ${SCENE}")
 endif()
+
+# edit in place: the world written back holds what the same edits saved as
+# a file hold (voxels past a chunk's side moved to their chunk, a new one
+# made): the same instanced voxels and the same render
+file(WRITE ${WORK}/ops.txt "set 0 0 0 0 5\nset 0 -1 0 0 7\nset 0 3 3 40 9\n"
+     "box 0 0 0 0 8 8 8 clear\nsphere 1 40 10 10 12 #ff0000\n")
+run(0 edit ${world} --ops ${WORK}/ops.txt --out ${WORK}/edited.vl32)
+file(COPY ${world} DESTINATION ${WORK}/copy)
+run(0 edit ${WORK}/copy/world --ops ${WORK}/ops.txt --out ${WORK}/copy/world/world.vxw --json)
+if(NOT out MATCHES "\"out\":\"[^\"]*world.vxw\"")
+    message(FATAL_ERROR "edit in place printed: ${out}")
+endif()
+foreach(scene ${WORK}/edited.vl32 ${WORK}/copy/world)
+    run(0 info --json ${scene})
+    string(REGEX MATCH "\"instanced_voxels\":[0-9]+,\"aabb_min\":[^]]*\\],\"aabb_max\":[^]]*\\]"
+           got_${scene} "${out}")
+    run(0 render ${scene} --light flat --size 64x48 --out ${WORK}/e.png)
+    file(SHA256 ${WORK}/e.png sha_${scene})
+endforeach()
+if(NOT got_${WORK}/edited.vl32 STREQUAL got_${WORK}/copy/world
+   OR NOT sha_${WORK}/edited.vl32 STREQUAL sha_${WORK}/copy/world)
+    message(FATAL_ERROR "a world edited in place differs from the same edits saved as a file: "
+                        "${got_${WORK}/edited.vl32} against ${got_${WORK}/copy/world}")
+endif()
+run(2 edit ${world} --ops ${WORK}/ops.txt --out ${WORK}/copy/world)
 
 run(1 world build ${SCENE} --out ${world})
 if(NOT err MATCHES "exists")

@@ -3,6 +3,7 @@
 #   cmake -DVXR=vxr -DXVFB_RUN=xvfb-run -DSERVER=N -DWORK=dir -DNAME=name
 #         -DARGS="SCENE|options" -DSCRIPT=file.edits -DCURSOR=X,Y
 #         -DSAVES="a.vox|b.vxo" [-DFRAMES=n] [-DUNDO=n -DREDO=n] [-DNO_OVERWRITE=1]
+#         [-DCOPY=world]
 #         -P edit.cmake
 # ARGS and SAVES separate items with '|'. The viewer runs in WORK/NAME with
 # validation on, in edit mode, applies SCRIPT (which saves SAVES there),
@@ -16,6 +17,8 @@
 # saved file, at the viewer's grid. stderr must be empty. UNDO, REDO: the
 # editor's depths at the end. NO_OVERWRITE=1: a copy of the scene's file,
 # opened and saved to its own name, must be refused (exit 1) and stay.
+# COPY: a world, copied into WORK/NAME first (ARGS name the copy, which the
+# script's `save` writes back into); the scene before the edits is COPY.
 string(REPLACE "|" ";" args "${ARGS}")
 string(REPLACE "|" ";" saves "${SAVES}")
 if(NOT DEFINED FRAMES)
@@ -24,6 +27,9 @@ endif()
 set(dir ${WORK}/${NAME})
 file(REMOVE_RECURSE ${dir})
 file(MAKE_DIRECTORY ${dir})
+if(DEFINED COPY) # a world edited in place: a copy of it in dir
+    file(COPY ${COPY} DESTINATION ${dir})
+endif()
 set(shot ${dir}/view.png)
 execute_process(
     COMMAND ${XVFB_RUN} -n ${SERVER} -s "-screen 0 1280x1024x24" ${VXR} view ${args}
@@ -71,6 +77,9 @@ function(model_voxels file var)
     string(JSON v GET "${out}" model_voxels)
     set(${var} ${v} PARENT_SCOPE)
 endfunction()
+if(DEFINED COPY) # the world before the edits
+    set(scene ${COPY})
+endif()
 model_voxels(${scene} before)
 
 include(${CMAKE_CURRENT_LIST_DIR}/light_args.cmake)

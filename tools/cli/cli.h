@@ -14,6 +14,7 @@
 #include "vxr/cull.h"
 #include "vxr/formats.h"
 #include "vxr/light.h"
+#include "vxr/world.h"
 
 /* DESIGN.md §5: 0 success, 1 bad input, 2 usage error, 3 no usable device. */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3 };
@@ -204,6 +205,14 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
  * bench render and the viewer. Sets eye and target. */
 #define CLI_ORBIT_VIEWS 8
 void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
+/* A world's home view (tools/cli/world.c): over its middle, within the
+ * view distance, so that chunks show. */
+void cli_world_home(vxr_world *w, float eye[3], float target[3]);
+/* The scene a generated world (vxr_is_generated_world) shows at eye (NULL:
+ * its home view, into home_eye and home_target): the chunks within its
+ * default view distance, all resident (waited for), handed to the caller. */
+vxr_result cli_world_at(const char *path, const float *eye, float *home_eye, float *home_target,
+                        vxr_scene **scene, vxr_error *err);
 
 /* Sets cam's eye, target and fov from camera slot id of the .vox the scene
  * was read from (vxr_file_camera_apply); on failure prints "vxr: SCENE:

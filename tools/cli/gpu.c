@@ -134,10 +134,21 @@ static vxr_result cull_once(vxr_scene *scene, const float eye[3]) {
 
 int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene, cli_gpu *gpu) {
     vxr_error err = {{0}};
-    vxr_result r = cli_scene_load(a->scene, scene, NULL, NULL, &err);
-    if (r != VXR_OK) return cli_fail(a->scene, r, &err);
+    const bool generated = vxr_is_generated_world(a->scene);
     int status = EXIT_OK;
-    if (!a->have_eye && !a->camera) cli_orbit_camera(*scene, view, &a->cam);
+    if (generated && (a->camera || a->have_file_camera)) { /* the chunks at the camera's eye */
+        if (a->camera)
+            status = cli_read_camera(a->camera, a->cam.width, a->cam.height, &a->cam);
+        else
+            status = cli_usage("%s: %s has no file cameras", cmd, a->scene);
+        if (status != EXIT_OK) return status;
+    }
+    const bool home = !a->have_eye && !a->camera;
+    vxr_result r = generated ? cli_world_at(a->scene, home ? NULL : a->cam.eye, a->cam.eye,
+                                            a->cam.target, scene, &err)
+                             : cli_scene_load(a->scene, scene, NULL, NULL, &err);
+    if (r != VXR_OK) return cli_fail(a->scene, r, &err);
+    if (home && !generated) cli_orbit_camera(*scene, view, &a->cam);
     if (a->have_file_camera) status = cli_file_camera(*scene, a->scene, a->file_camera, &a->cam);
     if (status == EXIT_OK && a->camera)
         status = cli_read_camera(a->camera, a->cam.width, a->cam.height, &a->cam);

@@ -175,6 +175,10 @@ void view_world_home(app *a, float eye[3], float target[3]);
 /* Each frame: residency around the eye (complete: until nothing is
  * missing, for the last frame of --frames). */
 void view_world_frame(app *a, bool complete);
+/* On leaving: a world's chunks edited since they were saved are written
+ * back (a generated world's, like a built-in scene's, are not kept).
+ * EXIT_OK, or the failure printed and EXIT_INPUT. */
+int view_world_exit(app *a);
 /* A frame was shown at `now` (seconds): the title's averages, and the
  * title itself every TITLE_SECONDS. */
 void view_update_title(app *a, double now);

@@ -204,8 +204,22 @@ static bool same_file(const char *p, const char *q) {
 }
 
 /* Saves the scene in the format path's extension names (path NULL:
- * --save's, else VIEW_SAVE_DEFAULT); never over the scene's own file. */
+ * --save's, else VIEW_SAVE_DEFAULT); never over the scene's own file. A
+ * streamed world of files without a path named is written back into them
+ * (a path, or a generated world, exports the resident chunks). */
 static int save(app *a, const char *path) {
+    if (a->world && !vxr_world_generated(a->world) && !path && !a->args->save) {
+        uint32_t written = 0;
+        vxr_error err = {{0}};
+        vxr_result r = vxr_world_save(a->world, &written, &err);
+        if (r != VXR_OK)
+            return say(a, EDIT_FAILED, "cannot save %s: %s", a->scene_name, why(r, &err));
+        if (!a->args->r.json) {
+            printf("wrote %s: %u chunk files\n", a->scene_name, written);
+            fflush(stdout);
+        }
+        return say(a, EDIT_DONE, "saved %s (%u chunk files)", a->scene_name, written);
+    }
     if (!path) path = a->args->save ? a->args->save : VIEW_SAVE_DEFAULT;
     const vxr_format *f = vxr_format_for_output(path);
     if (!f) {

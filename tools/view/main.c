@@ -111,6 +111,13 @@ static bool open_dropped(app *a) {
         a->message_until = glfwGetTime() + ERROR_SECONDS;
         return false;
     }
+    if (view_world_exit(a) != EXIT_OK) { /* the open world's edits stay with it */
+        view_scene_free(scene, world);
+        snprintf(a->message, sizeof a->message, "not leaving %.200s: its edits could not be saved",
+                 a->scene_name);
+        a->message_until = glfwGetTime() + ERROR_SECONDS;
+        return false;
+    }
     set_scene(a, scene, world, path, NULL);
     return true;
 }
@@ -406,7 +413,9 @@ static int run(app *a) {
                 return EXIT_INPUT;
             }
         }
-        a->world_complete = last; /* the last frame of --frames waits for its chunks */
+        /* a scripted run (--frames) waits each frame for the chunks it wants, so
+         * that what it shows and the instances' order do not depend on timing */
+        a->world_complete = va->frames > 0;
         if (last && va->screenshot) {
             a->want_shot = true;
             a->shot_path = va->screenshot;
@@ -544,6 +553,8 @@ int cmd_view(int argc, char **argv) {
         vxr_target_destroy(a->shot);
     }
     if (status == EXIT_OK && va.frames) view_print_summary(a);
+    const int saved = view_world_exit(a);
+    if (status == EXIT_OK) status = saved;
     uint32_t messages = view_vk_close(&a->vk);
     if (status == EXIT_OK && va.r.validate && messages) {
         fprintf(stderr, "vxr: view: %u validation messages\n", messages);

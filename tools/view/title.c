@@ -20,6 +20,9 @@ void view_readout(const app *a, char *dest, size_t size) {
                       w->wanted);
         if (w->missing)
             n += snprintf(dest + n, size - (size_t)n, " (%u not loaded yet)", w->missing);
+        if (w->unsaved)
+            n += snprintf(dest + n, size - (size_t)n, ", %u edited (Ctrl+S writes back)",
+                          w->unsaved);
     }
     if (a->light.model != VXR_LIGHT_FLAT)
         n += snprintf(dest + n, size - (size_t)n, " %u spp%s", a->samples,

@@ -11,6 +11,10 @@
  *     chunk N                  (the chunk's side in cells, a power of two, 16..4096)
  *     chunks K                 (how many lines follow)
  *     CX CY CZ VOXELS          (K lines: a chunk's grid coordinates and voxel count)
+ * The voxel count is the chunk's when the index was last written: a guide
+ * for budgets before the chunk is read. A crash between a chunk's
+ * write-back and the index's leaves it stale, so readers do not hold the
+ * chunk to it.
  * Chunk (CX, CY, CZ) covers the world cells [C*N, C*N + N) on each axis and
  * is stored in chunks/CX.CY.CZ.vxo: a .vxo (vxr's octree file) of one model,
  * its voxels in chunk cells 0..N-1, under one instance translated to the
@@ -57,13 +61,19 @@ VXR_API vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint
  * named world.vxw. */
 VXR_API bool vxr_is_world(const char *path);
 
+/* True when path names a generated world that is not also a scene:
+ * "@terrain:N" with N past VXR_TERRAIN_SCENE_MAX, up to 65536 (smaller
+ * terrains are scenes, and open as generated worlds too). */
+#define VXR_TERRAIN_SCENE_MAX 8192
+VXR_API bool vxr_is_generated_world(const char *path);
+
 /* Opens a world with every chunk resident: a scene of one model and one
  * instance per chunk, in the index's order (instance i is chunk i at its
  * first cell). Fails, naming the file (and the index's line), on an index
  * that is not one (VXR_ERROR_FORMAT), a chunk file missing or unreadable
  * (VXR_ERROR_IO), or one that does not hold what the index says: one model
- * of its voxel count within the chunk, one instance at the chunk's cell,
- * the first chunk's palette (VXR_ERROR_FORMAT). */
+ * of at least one voxel within the chunk, one instance at the chunk's
+ * cell, the world's palette (VXR_ERROR_FORMAT). */
 VXR_API vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err);
 
 /* ---- streaming ----
@@ -77,17 +87,24 @@ VXR_API vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error 
  * spheres.h). Loader threads read wanted chunks, nearest first;
  * vxr_world_update puts those they finished into the scene and never
  * waits for one. Over the budget, resident chunks no longer wanted leave,
- * farthest first, but for chunks whose model was changed since it came in
- * (edits are not written back yet: such a chunk stays). */
+ * farthest first; a chunk whose model was changed is written back first
+ * (vxr_world_save), and stays while that fails.
+ *
+ * Edits go to the resident chunks' models through the scene's change API
+ * (an editor, vxr/edit.h). A voxel placed past its chunk's side belongs
+ * to the chunk that owns its cell: vxr_world_save moves it there. */
 typedef struct vxr_world vxr_world;
 
 typedef struct vxr_world_desc {
-    const char *path;      /* the world: its directory or its world.vxw */
+    const char *path;      /* the world: its directory or its world.vxw; or a generated world,
+                              "@terrain:N" (N 1..65536: @terrain:N's voxels, made a chunk at a
+                              time by the loaders, nothing on disk) */
     float view_distance;   /* world units, finite; 0: four chunk sides */
     uint64_t budget_bytes; /* resident chunk files' bytes at most (0: no limit): chunks not
                               wanted are evicted past it and no more are read; wanted chunks
                               are never evicted */
     uint32_t threads;      /* loader threads (0: 1) */
+    uint32_t chunk;        /* a generated world's chunk side (0: VXR_WORLD_CHUNK_DEFAULT) */
 } vxr_world_desc;
 
 typedef struct vxr_world_status {
@@ -99,8 +116,13 @@ typedef struct vxr_world_status {
     uint32_t loading;         /* asked for or being read */
     uint64_t loaded, evicted; /* since the world was opened */
     uint64_t resident_bytes;  /* the resident chunks' files */
+    uint32_t unsaved;         /* resident chunks changed since read or written back */
 } vxr_world_status;
 
+/* The view distance in use (desc's, or its default). */
+VXR_API float vxr_world_view_distance(const vxr_world *world);
+/* Whether the world is generated (its edits cannot be written back). */
+VXR_API bool vxr_world_generated(const vxr_world *world);
 /* Opens a world for streaming, nothing resident yet. Fails as
  * vxr_world_load on its index and palette, VXR_ERROR_ARGUMENT for a view
  * distance that is negative or not finite, VXR_ERROR_MEMORY. */
@@ -108,6 +130,9 @@ VXR_API vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, 
 /* The scene of the resident chunks, owned by the world; changed only by
  * vxr_world_update (on the caller's thread). */
 VXR_API vxr_scene *vxr_world_scene(vxr_world *world);
+/* Hands the scene of the resident chunks to the caller (who destroys it):
+ * the world keeps no scene, and is to be closed next. */
+VXR_API vxr_scene *vxr_world_detach_scene(vxr_world *world);
 /* Puts the chunks the loaders finished into the scene, evicts over the
  * budget and asks for the wanted chunks around eye that are not resident.
  * Never waits for a load. st (may be NULL) says where residency stands.
@@ -116,6 +141,22 @@ VXR_API vxr_scene *vxr_world_scene(vxr_world *world);
  * not asked for again. */
 VXR_API vxr_result vxr_world_update(vxr_world *world, const float eye[3], vxr_world_status *st,
                                     vxr_error *err);
+/* Writes every resident chunk changed since it was read or last written
+ * back (and the chunks its voxels past its side move to) into the world's
+ * files, then the index: each file by one atomic rename, the chunk files
+ * first, so that a crash at any point leaves every chunk the old one or
+ * the new one and the world readable. A chunk left without voxels leaves
+ * the index and its file is removed; a new one joins both. On the
+ * caller's thread, as vxr_world_update; waits for loads under way. The
+ * models then hold what was written (moved voxels included); *written
+ * (may be NULL) counts the chunk files written or removed. Fails with
+ * VXR_ERROR_IO naming the file, or VXR_ERROR_MEMORY; what was not written
+ * stays changed, to be written by the next call. */
+VXR_API vxr_result vxr_world_save(vxr_world *world, uint32_t *written, vxr_error *err);
+/* Makes every chunk resident, whatever the view distance and budget, and
+ * waits for them (whole-world commands: edit). Fails as the loads do,
+ * naming the first chunk file that failed. */
+VXR_API vxr_result vxr_world_make_resident(vxr_world *world, vxr_error *err);
 /* Blocks until no chunk is asked for or being read (tests, benchmarks:
  * call vxr_world_update after it to take them in). */
 VXR_API void vxr_world_wait(vxr_world *world);
@@ -123,7 +164,8 @@ VXR_API void vxr_world_wait(vxr_world *world);
  * for a world of no chunk) and the chunk side. */
 VXR_API void vxr_world_bounds(const vxr_world *world, int64_t min[3], int64_t max[3],
                               uint32_t *side);
-/* Stops the loaders and frees everything, the scene too. NULL is a no-op. */
+/* Stops the loaders and frees everything, the scene too, without writing
+ * anything back (call vxr_world_save first to keep edits). NULL is a no-op. */
 VXR_API void vxr_world_close(vxr_world *world);
 
 #ifdef __cplusplus

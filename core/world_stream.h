@@ -1,0 +1,62 @@
+/* The state of a world opened for streaming (vxr/world.h), shared by its
+ * residency (core/world_stream.c) and its write-back (core/world_save.c). */
+#ifndef VXR_WORLD_STREAM_H
+#define VXR_WORLD_STREAM_H
+
+#include <pthread.h>
+#include "internal.h"
+#include "vxr/spheres.h"
+#include "vxr/world.h"
+
+enum { PATH_BYTES = 4096 };
+
+enum chunk_state { ABSENT, QUEUED, LOADING, READY, RESIDENT, FAILED };
+
+struct vxr_world {
+    char dir[PATH_BYTES];
+    uint32_t side, count, cap; /* chunks in the index (and emptied ones); the arrays' room */
+    int32_t gen_n;             /* a generated world's @terrain:N (dir holds its name), else 0 */
+    vxr_world_entry *e;
+    float view_distance;
+    uint64_t budget;
+    vxr_scene *scene;
+    vxr_scene *colours; /* the palette alone: what the loaders read */
+    vxr_spheres *spheres;
+    /* per chunk; state, ready and the queue are the loaders' too (lock) */
+    uint8_t *state;
+    uint32_t *model;   /* RESIDENT: its model in the scene */
+    uint64_t *bytes;   /* RESIDENT: its file's size */
+    uint64_t *seen;    /* the last update that wanted it */
+    uint64_t *version; /* RESIDENT: its model's version when read or last written back */
+    vxr_octree *ready; /* READY: loaded, not yet in the scene */
+    uint64_t updates;
+    uint64_t resident_bytes, loaded, evicted;
+    uint32_t resident;
+    /* the loaders */
+    pthread_t *threads;
+    uint32_t n_threads, started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    uint32_t *queue; /* chunk indices, nearest first */
+    uint32_t q_next, q_count;
+    uint32_t busy;
+    bool stop;
+    vxr_error failure; /* the first load that failed, not yet reported */
+    vxr_result failure_code;
+    bool failed;
+};
+
+/* Whether chunk i is resident with a model changed since it was read or
+ * last written back. */
+bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i);
+/* Takes the chunks the loaders finished into the scene (under the lock). */
+vxr_result vxr_world_take_ready(vxr_world *w, vxr_error *err);
+/* Empties the loaders' queue and waits until none is reading: the entries
+ * may then grow (under the lock; the loaders stay idle until asked). */
+void vxr_world_quiesce(vxr_world *w);
+/* Grows the per-chunk arrays to hold `count` chunks (loaders quiesced). */
+vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err);
+/* Puts chunks from..to-1 into the sphere tree. */
+vxr_result vxr_world_add_spheres(vxr_world *w, uint32_t from, uint32_t to, vxr_error *err);
+
+#endif

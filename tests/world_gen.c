@@ -1,0 +1,132 @@
+/* Generated worlds (vxr_world_open of "@terrain:N"): a window of the
+ * terrain's heightfield equals the whole heightfield there, height for
+ * height; a generated world with every chunk resident holds exactly the
+ * world voxels and colours of the @terrain:N scene (its oracle), for
+ * several sizes and chunk sides; chunks with no voxel are not kept; the
+ * chunks lie on the grid; edits are refused a write-back; bad names and
+ * sides are refused. */
+#include <math.h>
+#include <stdlib.h>
+#include "vxr/formats.h"
+#include "vxr/world.h"
+#include "vxr_test.h"
+#include "internal.h"
+#include "procgen.h"
+#include "format_records.h"
+
+static void test_window(void) {
+    enum { N = 1000 };
+    terrain whole;
+    CHECK(vxr_terrain_init(&whole, N, false, 256, 128, 1));
+    uint64_t rng = 7;
+    for (int k = 0; k < 40; k++) {
+        int32_t x0 = (int32_t)(splitmix64(&rng) % N), y0 = (int32_t)(splitmix64(&rng) % N);
+        int32_t x1 = x0 + 1 + (int32_t)(splitmix64(&rng) % (uint64_t)(N - x0));
+        int32_t y1 = y0 + 1 + (int32_t)(splitmix64(&rng) % (uint64_t)(N - y0));
+        terrain part;
+        CHECK(vxr_terrain_window(&part, N, false, 256, 128, 1, x0, y0, x1, y1));
+        int differ = 0;
+        for (int32_t y = y0; y < y1; y++)
+            for (int32_t x = x0; x < x1; x++)
+                differ += vxr_terrain_raw(&part, x, y) != vxr_terrain_raw(&whole, x, y);
+        CHECK_EQ_INT(differ, 0);
+        free(part.h);
+    }
+    free(whole.h);
+}
+
+static void check_size(int32_t n, uint32_t side) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "@terrain:%d", n);
+    vxr_scene *scene = NULL;
+    CHECK(vxr_scene_load(spec, &scene, NULL) == VXR_OK);
+    vxr_world *w = NULL;
+    const vxr_world_desc desc = {spec, 0, 0, 2, side};
+    vxr_error err = {{0}};
+    CHECK(vxr_world_open(&desc, &w, &err) == VXR_OK);
+    if (!w || !scene) {
+        fprintf(stderr, "  %s: %s\n", spec, err.message);
+        vxr_scene_destroy(scene);
+        return;
+    }
+    CHECK(vxr_world_generated(w));
+    CHECK(vxr_world_make_resident(w, &err) == VXR_OK);
+    vxr_scene *s = vxr_world_scene(w);
+    size_t na = 0, nb = 0;
+    uint8_t *a = records(scene, &na), *b = records(s, &nb);
+    CHECK_EQ_INT(nb, na);
+    CHECK(a && b && na == nb && !memcmp(a, b, 16 * na));
+    if (!(a && b && na == nb && !memcmp(a, b, 16 * na)))
+        fprintf(stderr, "  %s in chunks of %u: other world voxels\n", spec, side);
+    /* every resident chunk holds voxels, in its own cells, at its grid cell */
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const vxr_octree *m = &s->models[s->instances[i].model];
+        CHECK(m->voxel_count > 0);
+        for (int k = 0; k < 3; k++) {
+            const float t = s->instances[i].transform.translation[k];
+            CHECK(m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)side &&
+                  t == (float)side * floorf(t / (float)side));
+        }
+    }
+    vxr_world_status st;
+    const float eye[3] = {0, 0, 0};
+    CHECK(vxr_world_update(w, eye, &st, NULL) == VXR_OK);
+    CHECK_EQ_INT(st.resident, s->instance_count);
+    CHECK_EQ_INT(st.chunks, st.resident); /* the empty ones left the count */
+    /* edits stay in memory: nothing to write them into */
+    CHECK(vxr_world_save(w, NULL, &err) == VXR_ERROR_ARGUMENT && strstr(err.message, spec));
+    free(a);
+    free(b);
+    vxr_world_close(w);
+    vxr_scene_destroy(scene);
+}
+
+static void test_equals_scene(void) {
+    check_size(1, 16);
+    check_size(37, 16);
+    check_size(300, 64);
+    check_size(512, 16);
+    check_size(1024, 256);
+}
+
+/* The largest: a chunk at the middle and one at a corner come in alone. */
+static void test_largest(void) {
+    vxr_world *w = NULL;
+    const vxr_world_desc desc = {"@terrain:65536", 300, 0, 2, 0};
+    CHECK(vxr_world_open(&desc, &w, NULL) == VXR_OK);
+    if (!w) return;
+    vxr_world_status st;
+    const float eyes[2][3] = {{10, 10, 100}, {-32700, 32700, 100}};
+    for (int e = 0; e < 2; e++) {
+        for (int k = 0; k < 100; k++) {
+            CHECK(vxr_world_update(w, eyes[e], &st, NULL) == VXR_OK);
+            if (!st.loading) break;
+            vxr_world_wait(w);
+        }
+        CHECK(st.missing == 0 && st.resident > 0);
+    }
+    CHECK_EQ_INT(st.chunks, 256 * 256);
+    vxr_world_close(w);
+}
+
+static void test_refused(void) {
+    static const struct {
+        const char *path;
+        uint32_t chunk;
+        const char *says;
+    } bad[] = {{"@terrain:0", 0, "N from 1"},   {"@terrain:65537", 0, "N from 1"},
+               {"@terrain:", 0, "N from 1"},    {"@terrain:12x", 0, "N from 1"},
+               {"@demo", 0, "@terrain:N"},      {"@terrain:64", 48, "power of two"},
+               {"@terrain:65536", 16, "chunks"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        vxr_world *w = NULL;
+        vxr_error err = {{0}};
+        const vxr_world_desc desc = {bad[i].path, 0, 0, 1, bad[i].chunk};
+        CHECK(vxr_world_open(&desc, &w, &err) != VXR_OK && !w);
+        CHECK(strstr(err.message, bad[i].says) != NULL);
+        if (!strstr(err.message, bad[i].says))
+            fprintf(stderr, "  %s: %s\n", bad[i].path, err.message);
+    }
+}
+
+VXR_TEST_MAIN(TEST(test_window), TEST(test_equals_scene), TEST(test_largest), TEST(test_refused))
