@@ -32,12 +32,6 @@ struct vxr_editor {
     void *progress_user;
 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static size_t step_bytes(const step *s) {
     return sizeof *s + s->cap * sizeof *s->c;
 }
@@ -357,7 +351,7 @@ static vxr_result apply_shape(applying *a, vxr_error *err) {
 
 vxr_result vxr_editor_apply(vxr_editor *e, const vxr_edit *ed, vxr_edit_result *result,
                             vxr_error *err) {
-    double t0 = now_s();
+    double t0 = vxr_seconds();
     if (result) memset(result, 0, sizeof *result);
     retire(e);
     uint64_t cells;
@@ -392,7 +386,7 @@ vxr_result vxr_editor_apply(vxr_editor *e, const vxr_edit *ed, vxr_edit_result *
     e->seen = e->scene->version;
     if (result) {
         result->changed = a.changed;
-        result->seconds = now_s() - t0;
+        result->seconds = vxr_seconds() - t0;
         result->journaled = a.s != NULL;
     }
     return r;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <time.h>
 #include "vxr/formats.h"
 
 /* Formats a one-line reason into err (may be NULL) and returns r. */
@@ -176,6 +177,13 @@ static inline uint32_t vxr_get32(const uint8_t *p) {
 
 static inline uint32_t vxr_get16(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double vxr_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A growing byte buffer for the writers (.vox, .qb): appends, with a

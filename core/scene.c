@@ -123,12 +123,6 @@ void vxr_scene_src_free(vxr_scene_src *src) {
     vxr_scene_src_init(src, attr_size);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool vxr_rotation_orthonormal(const float r[9]) {
     /* R R^T = I to float precision, row by row: a rotation or a reflection
      * (signed axis permutations among them), whose inverse is R^T. The
@@ -246,7 +240,7 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
         s->vox_chunks_size = src->vox_chunks_size;
         s->vox_frame = src->vox_frame;
     }
-    double t0 = now_s();
+    double t0 = vxr_seconds();
     threads = vxr_build_threads(threads);
     const uint32_t n = src->model_count;
     uint64_t total = 0;
@@ -295,7 +289,7 @@ vxr_result vxr_scene_build_threads(const vxr_scene_src *src, uint32_t threads, v
         vxr_scene_destroy(s);
         return r;
     }
-    s->build_s = now_s() - t0;
+    s->build_s = vxr_seconds() - t0;
     *dest = s;
     return VXR_OK;
 }

@@ -45,11 +45,15 @@ static void *loader(void *arg) {
         vxr_octree tree;
         uint64_t bytes = 0;
         vxr_error err = {{0}};
+        const double start = vxr_seconds();
         const vxr_result r = w->gen_n ? generate(w, &w->e[i], &tree, &bytes, &err)
                                       : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
                                                              &tree, &bytes, &err);
+        const double took = vxr_seconds() - start;
         pthread_mutex_lock(&w->lock);
         w->busy--;
+        w->made_seconds += took;
+        if (r == VXR_OK) w->made_voxels += tree.voxel_count;
         if (r == VXR_OK && !tree.voxel_count) { /* generated empty: not asked for again */
             vxr_octree_free(&tree);
             w->e[i].voxels = 0;
@@ -303,6 +307,8 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         st->loaded = w->loaded;
         st->evicted = w->evicted;
         st->resident_bytes = w->resident_bytes;
+        st->made_voxels = w->made_voxels;
+        st->made_seconds = w->made_seconds;
     }
     if (r == VXR_OK && w->failed) { /* said once; that chunk is not asked for again */
         r = vxr_fail(err, w->failure_code, "%s", w->failure.message);

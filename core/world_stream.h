@@ -31,6 +31,8 @@ struct vxr_world {
     vxr_octree *ready; /* READY: loaded, not yet in the scene */
     uint64_t updates;
     uint64_t resident_bytes, loaded, evicted;
+    uint64_t made_voxels; /* the loaders': voxels of the chunks read or generated */
+    double made_seconds;  /* and the time they took, summed over the loaders */
     uint32_t resident;
     /* the loaders */
     pthread_t *threads;

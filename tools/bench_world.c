@@ -155,17 +155,24 @@ int cmd_bench_world(int argc, char **argv) {
         getrusage(RUSAGE_SELF, &ru);
         const unsigned long long rss = (unsigned long long)ru.ru_maxrss * 1024ull;
         const bool done = !st.missing && !st.loading;
+        /* the loaders' rate: their voxels over their busy time, times the two threads */
+        const double mvox_s =
+            st.made_seconds > 0 ? 2e-6 * (double)st.made_voxels / st.made_seconds : 0;
         if (json)
             printf("{\"frames\":%zu,\"worst_ms\":%.3f,\"median_ms\":%.3f,\"peak_rss_bytes\":%llu,"
                    "\"complete_after_stop_s\":%.3f,\"complete\":%s,\"chunks\":%u,"
-                   "\"view_distance\":%g,\"budget\":%llu}\n",
+                   "\"view_distance\":%g,\"budget\":%llu,\"made_voxels\":%llu,"
+                   "\"made_s\":%.3f,\"worker_mvox_s\":%.2f}\n",
                    n, sorted[n - 1], sorted[n / 2], rss, complete, done ? "true" : "false",
-                   st.chunks, (double)st.view_distance, (unsigned long long)budget);
+                   st.chunks, (double)st.view_distance, (unsigned long long)budget,
+                   (unsigned long long)st.made_voxels, st.made_seconds, mvox_s);
         else
             printf("%zu frames: median %.2f ms, worst %.2f ms; peak resident memory %llu "
-                   "bytes; the view complete %.3f s after the stop%s\n",
+                   "bytes; the view complete %.3f s after the stop%s; loaders %.1f Mvoxels/s "
+                   "(%llu voxels in %.2f thread-seconds)\n",
                    n, sorted[n / 2], sorted[n - 1], rss, complete,
-                   done ? "" : " (not complete: over the budget or timed out)");
+                   done ? "" : " (not complete: over the budget or timed out)", mvox_s,
+                   (unsigned long long)st.made_voxels, st.made_seconds);
     }
     if (r != VXR_OK) status = cli_fail(path, r, &err);
     free(f);

@@ -117,6 +117,8 @@ typedef struct vxr_world_status {
     uint64_t loaded, evicted; /* since the world was opened */
     uint64_t resident_bytes;  /* the resident chunks' files */
     uint32_t unsaved;         /* resident chunks changed since read or written back */
+    uint64_t made_voxels;     /* voxels of the chunks the loaders read or generated */
+    double made_seconds;      /* the loaders' time on them, summed over the threads */
 } vxr_world_status;
 
 /* The view distance in use (desc's, or its default). */
