@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "vxr/formats.h"
+#include "vxr/world.h"
 
 /* Formats a one-line reason into err (may be NULL) and returns r. */
 static inline vxr_result vxr_fail(vxr_error *err, vxr_result r, const char *fmt, ...)
@@ -327,6 +328,15 @@ vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *e
 vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
                                 const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
                                 vxr_error *err);
+/* A world build's start: checks the chunk side and the path, makes dir
+ * (which must not exist) and dir/chunks. */
+vxr_result vxr_world_begin(const char *dir, uint32_t chunk, vxr_error *err);
+/* Its end, after the chunk files of e[0..written) (r: how they went):
+ * palette.vxo from colours, then the index; on any failure everything the
+ * build wrote is removed. Adds the bytes to st and sets its chunk count. */
+vxr_result vxr_world_finish(vxr_result r, const vxr_scene *colours, const char *dir, uint32_t chunk,
+                            const vxr_world_entry *e, uint32_t written, vxr_world_stats *st,
+                            vxr_error *err);
 /* chunks/CX.CY.CZ.vxo of world dir. */
 void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]);
 /* dir's world.vxw written anew (atomically) from count entries. */

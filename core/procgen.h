@@ -143,6 +143,9 @@ int32_t vxr_terrain_ceiling(int32_t n);
  * chunk cells, appended to m; computes the chunk's columns alone.
  * VXR_ERROR_MEMORY. */
 vxr_result vxr_terrain_chunk(int32_t n, uint32_t side, const int32_t c[3], vxr_model_src *m);
+/* The chunks of side cells that @terrain:n's cells can fall in: x and y
+ * chunk coordinates lo..hi, z 0..layers - 1. */
+void vxr_terrain_grid(int32_t n, uint32_t side, int32_t *lo, int32_t *hi, int32_t *layers);
 /* "@terrain:N" as a generated world's name: *n = N, 1..VXR_TERRAIN_WORLD_MAX;
  * VXR_ERROR_ARGUMENT naming spec otherwise. */
 #define VXR_TERRAIN_WORLD_MAX 65536

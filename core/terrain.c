@@ -231,6 +231,13 @@ int32_t vxr_terrain_ceiling(int32_t n) {
     return amp;
 }
 
+void vxr_terrain_grid(int32_t n, uint32_t side, int32_t *lo, int32_t *hi, int32_t *layers) {
+    const int64_t o = n / 2, s = side;
+    *lo = (int32_t) - ((o + s - 1) / s);
+    *hi = (int32_t)((n - o - 1) / s);
+    *layers = (int32_t)(vxr_terrain_ceiling(n) / s + 1);
+}
+
 vxr_result vxr_terrain_chunk(int32_t n, uint32_t side, const int32_t c[3], vxr_model_src *m) {
     int32_t base, amp;
     terrain_scale(n, &base, &amp);

@@ -192,11 +192,11 @@ vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world
     return r;
 }
 
-/* Takes back what a failed build wrote. */
-static void remove_world(const char *dir, const vxr_chunk_map *m, uint32_t written) {
+/* Takes back what a failed build wrote: the chunk files of e[0..written). */
+static void remove_world(const char *dir, const vxr_world_entry *e, uint32_t written) {
     char path[PATH_MAX_BYTES];
     for (uint32_t i = 0; i < written; i++) {
-        vxr_world_chunk_path(path, sizeof path, dir, m->b[i].c);
+        vxr_world_chunk_path(path, sizeof path, dir, e[i].c);
         unlink(path);
     }
     snprintf(path, sizeof path, "%.3900s/chunks", dir);
@@ -206,27 +206,12 @@ static void remove_world(const char *dir, const vxr_chunk_map *m, uint32_t writt
     rmdir(dir);
 }
 
-vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chunk,
-                           uint32_t threads, vxr_world_stats *stats, vxr_error *err) {
-    vxr_world_stats st = {0, 0, 0};
-    if (stats) *stats = st;
+vxr_result vxr_world_begin(const char *dir, uint32_t chunk, vxr_error *err) {
     if (chunk < VXR_WORLD_CHUNK_MIN || chunk > VXR_WORLD_CHUNK_MAX || (chunk & (chunk - 1)))
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "chunk side %u: a power of two from %u to %u",
                         chunk, VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
     if (strlen(dir) > 3900)
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "%.200s...: path too long", dir);
-    vxr_chunk_cutter k;
-    memset(&k, 0, sizeof k);
-    while ((1u << k.shift) < chunk) k.shift++;
-    for (uint32_t i = 0; i < scene->instance_count; i++) {
-        const vxr_instance *in = &scene->instances[i];
-        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
-        if (!vxr_integer_placement(&in->transform, k.R, k.t))
-            return vxr_fail(err, VXR_ERROR_LIMIT,
-                            "instance %u is not placed on whole cells (rotation other than an "
-                            "axis permutation, or scale != 1): a world holds world cells",
-                            i);
-    }
     if (mkdir(dir, 0777) != 0) { /* the caller names dir: the message says what went wrong */
         const int e = errno;
         if (e == EEXIST)
@@ -241,6 +226,44 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
         rmdir(dir);
         return vxr_fail(err, VXR_ERROR_IO, "%s: %s", path, strerror(e));
     }
+    return VXR_OK;
+}
+
+vxr_result vxr_world_finish(vxr_result r, const vxr_scene *colours, const char *dir, uint32_t chunk,
+                            const vxr_world_entry *e, uint32_t written, vxr_world_stats *st,
+                            vxr_error *err) {
+    if (r == VXR_OK) r = write_palette(colours, dir, &st->bytes, err);
+    if (r == VXR_OK) r = vxr_world_write_index(dir, chunk, e, written, err);
+    if (r != VXR_OK) {
+        remove_world(dir, e, written);
+        return r;
+    }
+    char path[PATH_MAX_BYTES];
+    snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
+    struct stat sb;
+    if (stat(path, &sb) == 0) st->bytes += (uint64_t)sb.st_size;
+    st->chunks = written;
+    return VXR_OK;
+}
+
+vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chunk,
+                           uint32_t threads, vxr_world_stats *stats, vxr_error *err) {
+    vxr_world_stats st = {0, 0, 0};
+    if (stats) *stats = st;
+    vxr_chunk_cutter k;
+    memset(&k, 0, sizeof k);
+    while ((1u << k.shift) < chunk) k.shift++;
+    for (uint32_t i = 0; i < scene->instance_count; i++) {
+        const vxr_instance *in = &scene->instances[i];
+        if (in->flags & VXR_INSTANCE_HIDDEN) continue;
+        if (!vxr_integer_placement(&in->transform, k.R, k.t))
+            return vxr_fail(err, VXR_ERROR_LIMIT,
+                            "instance %u is not placed on whole cells (rotation other than an "
+                            "axis permutation, or scale != 1): a world holds world cells",
+                            i);
+    }
+    vxr_result r = vxr_world_begin(dir, chunk, err);
+    if (r != VXR_OK) return r;
     for (uint32_t i = 0; i < scene->instance_count && !k.map.failed; i++) {
         const vxr_instance *in = &scene->instances[i];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
@@ -248,12 +271,10 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
         k.last = NULL;
         vxr_octree_foreach(&scene->models[in->model], vxr_chunk_cut_voxel, &k);
     }
-    vxr_result r = k.map.failed ? vxr_fail(err, VXR_ERROR_MEMORY,
-                                           "out of memory (or more than "
-                                           "2^24 chunks)")
-                                : VXR_OK;
+    if (k.map.failed)
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory (or more than 2^24 chunks)");
     if (r == VXR_OK && k.map.n) qsort(k.map.b, k.map.n, sizeof *k.map.b, cmp_bucket);
-    /* the index: chunks in order, each with its voxel count */
+    /* the chunks in order, each with its voxel count */
     vxr_world_entry *e = calloc(k.map.n ? k.map.n : 1, sizeof *e);
     if (r == VXR_OK && !e) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     uint32_t written = 0;
@@ -264,17 +285,8 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
                                   err);
         st.voxels += e[written].voxels;
     }
-    if (r == VXR_OK) r = write_palette(scene, dir, &st.bytes, err);
-    if (r == VXR_OK) r = vxr_world_write_index(dir, chunk, e, k.map.n, err);
-    if (r == VXR_OK) {
-        st.chunks = k.map.n;
-        snprintf(path, sizeof path, "%.3900s/%s", dir, VXR_WORLD_INDEX);
-        struct stat sb;
-        if (stat(path, &sb) == 0) st.bytes += (uint64_t)sb.st_size;
-        if (stats) *stats = st;
-    } else {
-        remove_world(dir, &k.map, written);
-    }
+    r = vxr_world_finish(r, scene, dir, chunk, e, written, &st, err);
+    if (r == VXR_OK && stats) *stats = st;
     free(e);
     vxr_chunk_map_free(&k.map);
     return r;

@@ -110,19 +110,19 @@ static vxr_result generated_entries(vxr_world *w, uint32_t chunk, vxr_world_entr
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "chunk side %u: a power of two from %u to %u", s,
                         VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX);
     w->side = s;
-    const int64_t o = w->gen_n / 2, lo = -((o + s - 1) / s), hi = (w->gen_n - o - 1) / (int64_t)s;
-    const int64_t layers = vxr_terrain_ceiling(w->gen_n) / (int64_t)s + 1;
-    const int64_t count = (hi - lo + 1) * (hi - lo + 1) * layers;
+    int32_t lo, hi, layers;
+    vxr_terrain_grid(w->gen_n, s, &lo, &hi, &layers);
+    const int64_t count = (int64_t)(hi - lo + 1) * (hi - lo + 1) * layers;
     if (count > VXR_WORLD_MAX_CHUNKS)
         return vxr_fail(err, VXR_ERROR_LIMIT, "%s in chunks of %u: %lld chunks, more than %u",
                         w->dir, s, (long long)count, VXR_WORLD_MAX_CHUNKS);
     *e = malloc((size_t)count * sizeof **e);
     if (!*e) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     uint32_t n = 0;
-    for (int64_t z = 0; z < layers; z++)
-        for (int64_t y = lo; y <= hi; y++)
-            for (int64_t x = lo; x <= hi; x++)
-                (*e)[n++] = (vxr_world_entry){{(int32_t)x, (int32_t)y, (int32_t)z}, 3ull * s * s};
+    for (int32_t z = 0; z < layers; z++)
+        for (int32_t y = lo; y <= hi; y++)
+            for (int32_t x = lo; x <= hi; x++)
+                (*e)[n++] = (vxr_world_entry){{x, y, z}, 3ull * s * s};
     w->count = n;
     return VXR_OK;
 }

@@ -3,8 +3,9 @@
  * height; a generated world with every chunk resident holds exactly the
  * world voxels and colours of the @terrain:N scene (its oracle), for
  * several sizes and chunk sides; chunks with no voxel are not kept; the
- * chunks lie on the grid; edits are refused a write-back; bad names and
- * sides are refused. */
+ * chunks lie on the grid; edits are refused a write-back; a world of
+ * files built from the generator a chunk at a time is the scene's world
+ * build byte for byte; bad names and sides are refused. */
 #include <math.h>
 #include <stdlib.h>
 #include "vxr/formats.h"
@@ -109,6 +110,72 @@ static void test_largest(void) {
     vxr_world_close(w);
 }
 
+static bool same_file(const char *a, const char *b) {
+    uint8_t *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    const bool same = vxr_read_file(a, &x, &nx, NULL) == VXR_OK &&
+                      vxr_read_file(b, &y, &ny, NULL) == VXR_OK && nx == ny && !memcmp(x, y, nx);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* A world built from the generator a chunk at a time is the world built
+ * from the @terrain:N scene, file for file and byte for byte. */
+static void test_build(void) {
+    char work[] = "/tmp/vxr-gen-XXXXXX";
+    if (!mkdtemp(work)) return;
+    static const struct {
+        int32_t n;
+        uint32_t side;
+    } cases[] = {{300, 64}, {37, 16}, {1000, 256}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char spec[64], a[128], b[128], pa[300], pb[300];
+        snprintf(spec, sizeof spec, "@terrain:%d", cases[c].n);
+        snprintf(a, sizeof a, "%s/scene%zu", work, c);
+        snprintf(b, sizeof b, "%s/gen%zu", work, c);
+        vxr_scene *scene = NULL;
+        vxr_world_stats sa, sb;
+        CHECK(vxr_scene_load(spec, &scene, NULL) == VXR_OK);
+        CHECK(scene && vxr_world_build(scene, a, cases[c].side, 0, &sa, NULL) == VXR_OK);
+        vxr_error err = {{0}};
+        CHECK(vxr_world_build_generated(spec, b, cases[c].side, 0, &sb, &err) == VXR_OK);
+        CHECK(sa.chunks == sb.chunks && sa.voxels == sb.voxels && sa.bytes == sb.bytes);
+        static const char *const files[] = {VXR_WORLD_INDEX, "palette.vxo"};
+        for (int f = 0; f < 2; f++) {
+            snprintf(pa, sizeof pa, "%s/%s", a, files[f]);
+            snprintf(pb, sizeof pb, "%s/%s", b, files[f]);
+            CHECK(same_file(pa, pb));
+        }
+        uint32_t side = 0, count = 0;
+        vxr_world_entry *e = NULL;
+        CHECK(vxr_world_read_index(b, &side, &e, &count, NULL) == VXR_OK);
+        CHECK_EQ_INT(count, sb.chunks);
+        int differ = 0;
+        for (uint32_t i = 0; e && i < count; i++) {
+            vxr_world_chunk_path(pa, sizeof pa, a, e[i].c);
+            vxr_world_chunk_path(pb, sizeof pb, b, e[i].c);
+            differ += !same_file(pa, pb);
+        }
+        CHECK_EQ_INT(differ, 0);
+        free(e);
+        vxr_scene_destroy(scene);
+    }
+    /* refused: an existing directory, a bad side, a name that is not one */
+    vxr_error err = {{0}};
+    char b[128];
+    snprintf(b, sizeof b, "%s/gen0", work);
+    CHECK(vxr_world_build_generated("@terrain:64", b, 64, 0, NULL, &err) == VXR_ERROR_IO);
+    snprintf(b, sizeof b, "%s/new", work);
+    CHECK(vxr_world_build_generated("@terrain:64", b, 48, 0, NULL, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_world_build_generated("@demo", b, 64, 0, NULL, &err) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_world_build_generated("@terrain:65536", b, 16, 0, NULL, &err) == VXR_ERROR_LIMIT);
+    CHECK(!vxr_is_world(b));
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    CHECK(system(cmd) == 0);
+}
+
 static void test_refused(void) {
     static const struct {
         const char *path;
@@ -129,4 +196,5 @@ static void test_refused(void) {
     }
 }
 
-VXR_TEST_MAIN(TEST(test_window), TEST(test_equals_scene), TEST(test_largest), TEST(test_refused))
+VXR_TEST_MAIN(TEST(test_window), TEST(test_equals_scene), TEST(test_largest), TEST(test_build),
+              TEST(test_refused))

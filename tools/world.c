@@ -1,4 +1,5 @@
-/* vxr world build: a scene cut into a world of chunks on disk (vxr/world.h). */
+/* vxr world build: a scene cut into a world of chunks on disk (vxr/world.h);
+ * @terrain:N made a chunk at a time (vxr_world_build_generated). */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -36,13 +37,20 @@ int cmd_world_build(int argc, char **argv) {
     }
     if (!in || !out)
         return cli_usage("world build: expected SCENE --out WORLD [--chunk N] [--json]");
-    vxr_scene *scene;
     vxr_error err = {{0}};
-    vxr_result r = cli_scene_load(in, &scene, NULL, NULL, &err);
-    if (r != VXR_OK) return cli_fail(in, r, &err);
     vxr_world_stats st;
-    r = vxr_world_build(scene, out, (uint32_t)chunk, 0, &st, &err);
-    vxr_scene_destroy(scene);
+    vxr_result r;
+    if (!strncmp(in, "@terrain:", 9)) { /* made a chunk at a time, never whole */
+        r = vxr_world_build_generated(in, out, (uint32_t)chunk, 0, &st, &err);
+        if (r == VXR_ERROR_ARGUMENT && strstr(err.message, "@terrain:N"))
+            return cli_fail(in, r, &err);
+    } else {
+        vxr_scene *scene;
+        r = cli_scene_load(in, &scene, NULL, NULL, &err);
+        if (r != VXR_OK) return cli_fail(in, r, &err);
+        r = vxr_world_build(scene, out, (uint32_t)chunk, 0, &st, &err);
+        vxr_scene_destroy(scene);
+    }
     if (r != VXR_OK) return cli_fail(out, r, &err);
     if (json) printf("{\"world\":\"");
     if (json) cli_print_json_string(stdout, out);

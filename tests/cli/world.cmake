@@ -68,6 +68,17 @@ if(NOT got_${WORK}/edited.vl32 STREQUAL got_${WORK}/copy/world
 endif()
 run(2 edit ${world} --ops ${WORK}/ops.txt --out ${WORK}/copy/world)
 
+# a generated world built a chunk at a time: the @terrain:600 scene's world
+run(0 world build @terrain:600 --out ${WORK}/t600 --chunk 64 --json)
+set(generated "${out}")
+run(0 info --json @terrain:600)
+string(REGEX MATCH "\"instanced_voxels\":[0-9]+" want "${out}")
+string(REGEX MATCH "\"voxels\":[0-9]+" got "${generated}")
+string(REPLACE "instanced_" "" want "${want}")
+if(NOT got STREQUAL want)
+    message(FATAL_ERROR "world build @terrain:600: ${generated}\nthe scene has ${want}")
+endif()
+
 run(1 world build ${SCENE} --out ${world})
 if(NOT err MATCHES "exists")
     message(FATAL_ERROR "world build over a world: ${err}")

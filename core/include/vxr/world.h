@@ -57,6 +57,15 @@ typedef struct vxr_world_stats {
 VXR_API vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chunk,
                                    uint32_t threads, vxr_world_stats *stats, vxr_error *err);
 
+/* A generated world, name "@terrain:N" (N 1..65536), written as a world
+ * of files as vxr_world_build writes the @terrain:N scene, byte for byte,
+ * but made a chunk at a time: memory holds one chunk, never the terrain.
+ * Fails as vxr_world_build, and VXR_ERROR_ARGUMENT for another name,
+ * VXR_ERROR_LIMIT past VXR_WORLD_MAX_CHUNKS chunks. */
+VXR_API vxr_result vxr_world_build_generated(const char *name, const char *dir, uint32_t chunk,
+                                             uint32_t threads, vxr_world_stats *stats,
+                                             vxr_error *err);
+
 /* True when path names a world: a directory holding world.vxw, or a file
  * named world.vxw. */
 VXR_API bool vxr_is_world(const char *path);
