@@ -209,8 +209,8 @@ static vxr_result parse(const char *spec, int *kind, int32_t *value, vxr_error *
     if (p == TERRAIN && v > hi && v <= VXR_TERRAIN_WORLD_MAX)
         return vxr_fail(err, VXR_ERROR_ARGUMENT,
                         "terrain size %d: past %d, @terrain:N is a generated world, too large "
-                        "to load whole: `vxr view`, `render`, `pickcheck` and `bench world` "
-                        "stream it",
+                        "to load whole: `vxr view`, `render`, `pick`, `pickcheck` and `bench "
+                        "world` stream it",
                         v, hi);
     if (v < lo || v > hi)
         return vxr_fail(err, VXR_ERROR_ARGUMENT, "%s %s %.32s out of range %d..%d", name, what, arg,

@@ -340,16 +340,22 @@ void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32
     if (side) *side = w->side;
 }
 
-vxr_result vxr_world_make_resident(vxr_world *w, vxr_error *err) {
+/* Queues chunk i when it is absent and holds voxels (under the lock). */
+static void ask(vxr_world *w, uint32_t i) {
+    if (w->state[i] != ABSENT || !w->e[i].voxels) return;
+    w->state[i] = QUEUED;
+    w->queue[w->q_count++] = i;
+}
+
+/* Drops the queue, asks for the chunks marked in want (all when NULL),
+ * waits for them and takes them in, in the world's order. */
+static vxr_result load_marked(vxr_world *w, const bool *want, vxr_error *err) {
     pthread_mutex_lock(&w->lock);
     for (uint32_t k = w->q_next; k < w->q_count; k++)
         if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
     w->q_next = w->q_count = 0;
     for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == ABSENT && w->e[i].voxels) {
-            w->state[i] = QUEUED;
-            w->queue[w->q_count++] = i;
-        }
+        if (!want || want[i]) ask(w, i);
     pthread_cond_broadcast(&w->wake);
     while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
     vxr_result r = vxr_world_take_ready(w, err);
@@ -359,6 +365,39 @@ vxr_result vxr_world_make_resident(vxr_world *w, vxr_error *err) {
     }
     pthread_mutex_unlock(&w->lock);
     return r;
+}
+
+vxr_result vxr_world_load_around(vxr_world *w, const float *eyes, size_t n, vxr_error *err) {
+    bool *want = calloc(w->count ? w->count : 1, sizeof *want);
+    uint32_t *handles = NULL;
+    size_t cap = 0;
+    vxr_result r = want ? VXR_OK : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    for (size_t k = 0; r == VXR_OK && k < n; k++) {
+        const size_t m = vxr_spheres_collect(w->spheres, eyes + 3 * k, true, NULL, 0);
+        if (m > cap) {
+            uint32_t *h = realloc(handles, m * sizeof *h);
+            if (!h) {
+                r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+                break;
+            }
+            handles = h;
+            cap = m;
+        }
+        vxr_spheres_collect(w->spheres, eyes + 3 * k, true, handles, m);
+        for (size_t j = 0; j < m; j++) {
+            uint64_t i = 0;
+            vxr_spheres_get(w->spheres, handles[j], NULL, NULL, &i);
+            want[i] = true;
+        }
+    }
+    if (r == VXR_OK) r = load_marked(w, want, err);
+    free(handles);
+    free(want);
+    return r;
+}
+
+vxr_result vxr_world_make_resident(vxr_world *w, vxr_error *err) {
+    return load_marked(w, NULL, err);
 }
 
 float vxr_world_view_distance(const vxr_world *w) {

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "vxr/formats.h"
+#include "vxr/spheres.h"
 #include "vxr/world.h"
 #include "vxr_test.h"
 #include "internal.h"
@@ -90,7 +91,8 @@ static void test_equals_scene(void) {
     check_size(1024, 256);
 }
 
-/* The largest: a chunk at the middle and one at a corner come in alone. */
+/* The largest: a chunk at the middle and one at a corner come in alone;
+ * the chunks around two eyes at once are those either wants. */
 static void test_largest(void) {
     vxr_world *w = NULL;
     const vxr_world_desc desc = {"@terrain:65536", 300, 0, 2, 0};
@@ -107,6 +109,36 @@ static void test_largest(void) {
         CHECK(st.missing == 0 && st.resident > 0);
     }
     CHECK_EQ_INT(st.chunks, 256 * 256);
+    vxr_world_close(w);
+    /* around two eyes at once: exactly the chunks whose grown sphere holds
+     * either (brute force over the grid), and all of them hold voxels */
+    w = NULL;
+    CHECK(vxr_world_open(&desc, &w, NULL) == VXR_OK);
+    if (!w) return;
+    CHECK(vxr_world_load_around(w, &eyes[0][0], 2, NULL) == VXR_OK);
+    int32_t lo, hi, layers;
+    vxr_terrain_grid(65536, 256, &lo, &hi, &layers);
+    uint32_t want = 0;
+    const float half = 128, reach = 300 + half * sqrtf(3.0f);
+    for (int32_t z = 0; z < layers; z++)
+        for (int32_t y = lo; y <= hi; y++)
+            for (int32_t x = lo; x <= hi; x++) {
+                const float c[3] = {(float)x * 256 + half, (float)y * 256 + half,
+                                    (float)z * 256 + half};
+                want += vxr_sphere_contains(c, reach, eyes[0]) ||
+                        vxr_sphere_contains(c, reach, eyes[1]);
+            }
+    const vxr_scene *s = vxr_world_scene(w);
+    uint32_t resident = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (s->instances[i].flags & VXR_INSTANCE_REMOVED) continue;
+        resident++;
+        const float *t = s->instances[i].transform.translation;
+        const float c[3] = {t[0] + half, t[1] + half, t[2] + half};
+        CHECK(vxr_sphere_contains(c, reach, eyes[0]) || vxr_sphere_contains(c, reach, eyes[1]));
+    }
+    CHECK(want > 0);
+    CHECK_EQ_INT(resident, want);
     vxr_world_close(w);
 }
 

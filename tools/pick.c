@@ -82,10 +82,25 @@ int cmd_pick(int argc, char **argv) {
     vxr_ray *rays;
     size_t n;
     vxr_scene *scene;
-    int status = cli_rays_and_scene(rays_path, false, path, &rays, &n, &scene);
-    if (status != EXIT_OK) return status;
+    int status;
     vxr_error err = {{0}};
     vxr_result r = VXR_OK;
+    if (vxr_is_generated_world(path)) { /* the chunks the rays' origins see */
+        if ((status = cli_read_rays(rays_path, &rays, &n)) != EXIT_OK) return status;
+        float *eyes = malloc((n ? n : 1) * 3 * sizeof *eyes);
+        r = eyes ? VXR_OK : VXR_ERROR_MEMORY;
+        for (size_t i = 0; eyes && i < n; i++)
+            memcpy(eyes + 3 * i, rays[i].origin, 3 * sizeof *eyes);
+        if (r == VXR_OK) r = cli_world_around(path, eyes, n, NULL, NULL, &scene, &err);
+        free(eyes);
+        if (r != VXR_OK) {
+            free(rays);
+            return cli_fail(path, r, &err);
+        }
+    } else if ((status = cli_rays_and_scene(rays_path, false, path, &rays, &n, &scene)) !=
+               EXIT_OK) {
+        return status;
+    }
     vxr_picker *picker = NULL;
     gpu_picker g = {.capacity = n < BATCH_RAYS ? (uint32_t)(n ? n : 1) : BATCH_RAYS};
     if (use_gpu) {

@@ -208,11 +208,12 @@ void cli_orbit_camera(const vxr_scene *scene, int view, vxr_camera *cam);
 /* A world's home view (tools/cli/world.c): over its middle, within the
  * view distance, so that chunks show. */
 void cli_world_home(vxr_world *w, float eye[3], float target[3]);
-/* The scene a generated world (vxr_is_generated_world) shows at eye (NULL:
- * its home view, into home_eye and home_target): the chunks within its
- * default view distance, all resident (waited for), handed to the caller. */
-vxr_result cli_world_at(const char *path, const float *eye, float *home_eye, float *home_target,
-                        vxr_scene **scene, vxr_error *err);
+/* The scene of a generated world (vxr_is_generated_world) that the n
+ * points eyes[3k..] see: the chunks within its default view distance of
+ * any, all resident, handed to the caller. eyes NULL: its home view's eye,
+ * into home_eye and home_target (render without a camera). */
+vxr_result cli_world_around(const char *path, const float *eyes, size_t n, float *home_eye,
+                            float *home_target, vxr_scene **scene, vxr_error *err);
 
 /* Sets cam's eye, target and fov from camera slot id of the .vox the scene
  * was read from (vxr_file_camera_apply); on failure prints "vxr: SCENE:

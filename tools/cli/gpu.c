@@ -144,8 +144,8 @@ int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene
         if (status != EXIT_OK) return status;
     }
     const bool home = !a->have_eye && !a->camera;
-    vxr_result r = generated ? cli_world_at(a->scene, home ? NULL : a->cam.eye, a->cam.eye,
-                                            a->cam.target, scene, &err)
+    vxr_result r = generated ? cli_world_around(a->scene, home ? NULL : a->cam.eye, 1, a->cam.eye,
+                                                a->cam.target, scene, &err)
                              : cli_scene_load(a->scene, scene, NULL, NULL, &err);
     if (r != VXR_OK) return cli_fail(a->scene, r, &err);
     if (home && !generated) cli_orbit_camera(*scene, view, &a->cam);

@@ -22,23 +22,19 @@ void cli_world_home(vxr_world *w, float eye[3], float target[3]) {
     eye[2] = target[2] + r * sinf(elevation);
 }
 
-vxr_result cli_world_at(const char *path, const float *eye, float *home_eye, float *home_target,
-                        vxr_scene **scene, vxr_error *err) {
+vxr_result cli_world_around(const char *path, const float *eyes, size_t n, float *home_eye,
+                            float *home_target, vxr_scene **scene, vxr_error *err) {
     *scene = NULL;
     vxr_world *w = NULL;
     const vxr_world_desc desc = {path, 0, 0, 2, 0};
     vxr_result r = vxr_world_open(&desc, &w, err);
     if (r != VXR_OK) return r;
-    float at[3];
-    if (!eye) {
+    if (!eyes) {
         cli_world_home(w, home_eye, home_target);
-        for (int k = 0; k < 3; k++) at[k] = home_eye[k];
-    } else {
-        for (int k = 0; k < 3; k++) at[k] = eye[k];
+        eyes = home_eye;
+        n = 1;
     }
-    /* asked for, waited for, then taken in at once: in the world's order */
-    vxr_world_status st;
-    while ((r = vxr_world_update(w, at, &st, err)) == VXR_OK && st.loading) vxr_world_wait(w);
+    r = vxr_world_load_around(w, eyes, n, err);
     if (r == VXR_OK) *scene = vxr_world_detach_scene(w);
     vxr_world_close(w);
     return r;

@@ -168,6 +168,12 @@ VXR_API vxr_result vxr_world_save(vxr_world *world, uint32_t *written, vxr_error
  * waits for them (whole-world commands: edit). Fails as the loads do,
  * naming the first chunk file that failed. */
 VXR_API vxr_result vxr_world_make_resident(vxr_world *world, vxr_error *err);
+/* Makes resident every chunk within the view distance of any of the n
+ * points eyes[3k..3k+2] (adding to what is resident), whatever the budget,
+ * and waits for them: the chunks a camera or a batch of rays' origins
+ * see (render, pick). Fails as the loads do. */
+VXR_API vxr_result vxr_world_load_around(vxr_world *world, const float *eyes, size_t n,
+                                         vxr_error *err);
 /* Blocks until no chunk is asked for or being read (tests, benchmarks:
  * call vxr_world_update after it to take them in). */
 VXR_API void vxr_world_wait(vxr_world *world);
