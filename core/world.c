@@ -327,6 +327,38 @@ static bool field(char **s, long long lo, long long hi, long long *v) {
     return true;
 }
 
+typedef struct listed {
+    int32_t c[3];
+    uint32_t line;
+} listed;
+
+static int cmp_listed(const void *a, const void *b) {
+    const listed *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->c[k] != y->c[k]) return x->c[k] < y->c[k] ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* A chunk listed twice would be two models of one file, and its
+ * write-back ambiguous: refused, naming both lines. */
+static vxr_result refuse_twice(const char *path, const vxr_world_entry *e, uint32_t count,
+                               vxr_error *err) {
+    listed *l = malloc((count ? count : 1) * sizeof *l);
+    if (!l) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(l[i].c, e[i].c, sizeof l[i].c);
+        l[i].line = i + 4; /* the first chunk's line */
+    }
+    if (count) qsort(l, count, sizeof *l, cmp_listed);
+    vxr_result r = VXR_OK;
+    for (uint32_t i = 1; r == VXR_OK && i < count; i++)
+        if (!memcmp(l[i].c, l[i - 1].c, sizeof l[i].c))
+            r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:%u: chunk %d %d %d is listed on line %u too",
+                         path, l[i].line, l[i].c[0], l[i].c[1], l[i].c[2], l[i - 1].line);
+    free(l);
+    return r;
+}
+
 vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *path, uint32_t *side,
                                  vxr_world_entry **entries, uint32_t *count, vxr_error *err) {
     *entries = NULL;
@@ -379,6 +411,7 @@ vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *p
         if (r == VXR_OK && (line = next_line(&at, end)) && *line)
             r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:%zu: more lines than 'chunks %u' says", path,
                          lineno + 1, *count);
+        if (r == VXR_OK) r = refuse_twice(path, *entries, *count, err);
     }
     free(text);
     if (r != VXR_OK) {

@@ -270,10 +270,12 @@ static void test_refused(void) {
                {"vxr world 1\nchunk 32\nchunks 1\n0 0 0 1 2\n", ":4: expected"},
                {"vxr world 1\nchunk 32\nchunks 1\n0 0 x 1\n", ":4: expected"},
                {"vxr world 1\nchunk 32\nchunks 0\n1 2 3 4\n", ":4: more lines"},
+               {"vxr world 1\nchunk 32\nchunks 3\n1 2 3 4\n0 0 0 1\n1 2 3 5\n",
+                ":6: chunk 1 2 3 is listed on line 4 too"},
                {"vxr world 1\nchunk 32\nchunks 1\n99 0 0 4\n", "99.0.0.vxo"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text(index, bad[i].text);
-        expect_fail(dir, i < 9 ? VXR_ERROR_FORMAT : VXR_ERROR_IO, bad[i].says);
+        expect_fail(dir, i < 10 ? VXR_ERROR_FORMAT : VXR_ERROR_IO, bad[i].says);
     }
     /* a chunk file that is not the one the index names: another's, cut, junk */
     CHECK(vxr_write_file(index, good, size, NULL) == VXR_OK);
