@@ -180,6 +180,13 @@ static inline uint32_t vxr_get16(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
+/* Orders two cells (or chunk coordinates) by x, then y, then z. */
+static inline int vxr_cell_cmp(const int32_t *a, const int32_t *b) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
 /* Seconds on the monotonic clock. */
 static inline double vxr_seconds(void) {
     struct timespec ts;

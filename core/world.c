@@ -103,10 +103,7 @@ void vxr_chunk_cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t a
 }
 
 static int cmp_bucket(const void *a, const void *b) {
-    const int32_t *x = ((const vxr_chunk_bucket *)a)->c, *y = ((const vxr_chunk_bucket *)b)->c;
-    for (int i = 0; i < 3; i++)
-        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
-    return 0;
+    return vxr_cell_cmp(((const vxr_chunk_bucket *)a)->c, ((const vxr_chunk_bucket *)b)->c);
 }
 
 void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]) {
@@ -334,9 +331,8 @@ typedef struct listed {
 
 static int cmp_listed(const void *a, const void *b) {
     const listed *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x->c[k] != y->c[k]) return x->c[k] < y->c[k] ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    const int c = vxr_cell_cmp(x->c, y->c);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
 /* A chunk listed twice would be two models of one file, and its

@@ -6,20 +6,52 @@
  *
  * Crash safety comes from the order: each file is replaced by one atomic
  * rename (vxr_write_file), the chunk files first, then the index, then the
- * files of emptied chunks are removed. Killed at any point, every chunk
- * file is the old one or the new one, every chunk the index lists is
- * there, and a new chunk the index does not list yet is an unused file. */
+ * files of emptied chunks are removed, each step's directory synced before
+ * the next. Killed at any point, every chunk file is the old one or the
+ * new one, every chunk the index lists is there, and a new chunk the index
+ * does not list yet is an unused file. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "vxr/edit.h"
 #include "world_stream.h"
 
+/* The world's chunks sorted by coordinates, for lookups in O(log n). */
+typedef struct chunk_key {
+    int32_t c[3];
+    uint32_t i;
+} chunk_key;
+
+static int cmp_key(const void *a, const void *b) {
+    return vxr_cell_cmp(((const chunk_key *)a)->c, ((const chunk_key *)b)->c);
+}
+
+typedef struct chunk_keys {
+    chunk_key *k;
+    uint32_t n;
+} chunk_keys;
+
+static bool keys_make(const vxr_world *w, chunk_keys *keys) {
+    free(keys->k);
+    keys->n = w->count;
+    keys->k = malloc((w->count ? w->count : 1) * sizeof *keys->k);
+    if (!keys->k) return false;
+    for (uint32_t i = 0; i < w->count; i++) {
+        memcpy(keys->k[i].c, w->e[i].c, sizeof keys->k[i].c);
+        keys->k[i].i = i;
+    }
+    if (w->count) qsort(keys->k, w->count, sizeof *keys->k, cmp_key);
+    return true;
+}
+
 /* The chunk at c, or -1. */
-static int64_t find_chunk(const vxr_world *w, const int32_t c[3]) {
-    for (uint32_t i = 0; i < w->count; i++)
-        if (w->e[i].c[0] == c[0] && w->e[i].c[1] == c[1] && w->e[i].c[2] == c[2]) return i;
-    return -1;
+static int64_t find_chunk(const chunk_keys *keys, const int32_t c[3]) {
+    chunk_key probe = {{c[0], c[1], c[2]}, 0};
+    const chunk_key *at =
+        keys->n ? bsearch(&probe, keys->k, keys->n, sizeof *keys->k, cmp_key) : NULL;
+    return at ? (int64_t)at->i : -1;
 }
 
 static bool in_chunk(const vxr_world *w, int32_t x, int32_t y, int32_t z) {
@@ -35,29 +67,46 @@ typedef struct moved {
     uint32_t attr;
 } moved;
 
-typedef struct moves {
+/* One pass over an edited chunk's voxels: into the cutter those inside its
+ * cube (pass 1) or those past its side (pass 2, noted as moves too), so
+ * that every bucket holds its chunk's own voxels before the moved ones,
+ * which win, on disk as in memory. */
+typedef struct cut_pass {
     const vxr_world *w;
+    vxr_chunk_cutter *k;
+    bool moved_pass, beyond; /* beyond: a cell past the world's reach (+-2^31) */
     int32_t from;
     vxr_bytes list; /* moved records */
-} moves;
+} cut_pass;
 
-static void note_move(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
-    moves *v = user;
-    if (in_chunk(v->w, x, y, z)) return;
-    const int32_t *c = v->w->e[v->from].c, cell[3] = {x, y, z};
-    moved d = {v->from, {x, y, z}, {0, 0, 0}, attr};
-    for (int k = 0; k < 3; k++) d.world[k] = (int64_t)c[k] * v->w->side + cell[k];
-    vxr_bytes_put(&v->list, &d, sizeof d);
+static void cut_some(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    cut_pass *p = user;
+    if (in_chunk(p->w, x, y, z) == p->moved_pass) return;
+    if (p->moved_pass) {
+        const int32_t *c = p->w->e[p->from].c, cell[3] = {x, y, z};
+        moved d = {p->from, {x, y, z}, {0, 0, 0}, attr};
+        for (int k = 0; k < 3; k++) {
+            d.world[k] = (int64_t)c[k] * p->w->side + cell[k];
+            p->beyond = p->beyond || d.world[k] < -(1ll << 31) || d.world[k] >= 1ll << 31;
+        }
+        vxr_bytes_put(&p->list, &d, sizeof d);
+    }
+    vxr_chunk_cut_voxel(p->k, x, y, z, attr);
 }
 
+typedef struct voxel_list {
+    vxr_model_src m;
+    bool failed;
+} voxel_list;
+
 static void push_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
-    vxr_model_src *m = user;
-    if (vxr_model_src_push(m, x, y, z, attr) != VXR_OK) m->count = SIZE_MAX; /* marks failure */
+    voxel_list *l = user;
+    if (!l->failed && vxr_model_src_push(&l->m, x, y, z, attr) != VXR_OK) l->failed = true;
 }
 
 /* The voxels chunk j holds now, before the list in b (which win). */
 static vxr_result prepend_present(vxr_world *w, int64_t j, vxr_chunk_bucket *b, vxr_error *err) {
-    vxr_model_src now = {0};
+    voxel_list now = {{0}, false};
     vxr_result r = VXR_OK;
     if (j >= 0 && w->state[j] == RESIDENT) {
         vxr_octree_foreach(&w->scene->models[w->model[j]], push_voxel, &now);
@@ -70,27 +119,38 @@ static vxr_result prepend_present(vxr_world *w, int64_t j, vxr_chunk_bucket *b, 
             vxr_octree_free(&t);
         }
     }
-    for (size_t i = 0; r == VXR_OK && now.count != SIZE_MAX && i < b->m.count; i++) {
+    for (size_t i = 0; r == VXR_OK && i < b->m.count; i++) {
         const vxr_voxel *v = &b->m.voxels[i];
         push_voxel(&now, v->x, v->y, v->z, v->color);
     }
-    if (r == VXR_OK && now.count == SIZE_MAX) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (r == VXR_OK && now.failed) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     if (r != VXR_OK) {
-        free(now.voxels);
+        free(now.m.voxels);
         return r;
     }
     free(b->m.voxels);
-    b->m = now;
+    b->m = now.m;
     return VXR_OK;
+}
+
+/* Makes the renames and removals in directory path durable (a power cut
+ * keeps their order). */
+static vxr_result sync_dir(const char *path, vxr_error *err) {
+    const int fd = open(path, O_RDONLY | O_DIRECTORY);
+    const bool ok = fd >= 0 && fsync(fd) == 0;
+    const int e = errno;
+    if (fd >= 0) close(fd);
+    return ok ? VXR_OK : vxr_fail(err, VXR_ERROR_IO, "%s: cannot sync: %s", path, strerror(e));
 }
 
 /* The models follow the files: moved cells leave their chunk's model and
  * join their owner's, which is read now when it is not resident (it may
  * be new), so that the scene shows the same world after a save. */
-static vxr_result move_in_memory(vxr_world *w, const moves *v, vxr_error *err) {
+static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr_bytes *list,
+                                 vxr_error *err) {
     vxr_result r = VXR_OK;
-    const moved *m = (const moved *)v->list.p;
-    const size_t n = v->list.n / sizeof *m;
+    const moved *m = (const moved *)list->p;
+    const size_t n = list->n / sizeof *m;
     for (size_t i = 0; r == VXR_OK && i < n; i++) {
         const moved *d = &m[i];
         vxr_octree *from = &w->scene->models[w->model[d->from]];
@@ -103,7 +163,7 @@ static vxr_result move_in_memory(vxr_world *w, const moves *v, vxr_error *err) {
             c[k] = (int32_t)q;
             cell[k] = (int32_t)(d->world[k] - q * w->side);
         }
-        const int64_t j = find_chunk(w, c);
+        const int64_t j = find_chunk(keys, c);
         if (r == VXR_OK && j >= 0 && w->state[j] == RESIDENT) {
             vxr_octree *to = &w->scene->models[w->model[j]];
             r = vxr_octree_make_live(to);
@@ -122,15 +182,13 @@ static vxr_result move_in_memory(vxr_world *w, const moves *v, vxr_error *err) {
             vxr_octree_refresh_bounds(from);
             r = vxr_scene_touch_model(w->scene, w->model[d->from], err);
         }
+        if (r != VXR_OK)
+            return vxr_fail(err, r, "moving a voxel to its chunk: %s", vxr_result_string(r));
     }
-    if (r == VXR_OK) {
-        pthread_mutex_lock(&w->lock);
-        r = vxr_world_take_ready(w, err);
-        pthread_mutex_unlock(&w->lock);
-    }
-    return r == VXR_OK || r == VXR_ERROR_IO || r == VXR_ERROR_FORMAT
-               ? r
-               : vxr_fail(err, r, "moving a voxel to its chunk: out of memory");
+    pthread_mutex_lock(&w->lock);
+    r = vxr_world_take_ready(w, err);
+    pthread_mutex_unlock(&w->lock);
+    return r;
 }
 
 vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
@@ -143,42 +201,61 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
     vxr_result r = vxr_world_take_ready(w, err);
     pthread_mutex_unlock(&w->lock);
     if (r != VXR_OK) return r;
+    uint32_t n_edited = 0;
+    for (uint32_t i = 0; i < w->count; i++) n_edited += vxr_world_chunk_edited(w, i);
+    if (!n_edited) return VXR_OK;
     vxr_chunk_cutter k;
     memset(&k, 0, sizeof k);
     while ((1u << k.shift) < w->side) k.shift++;
     for (int a = 0; a < 3; a++) k.R[4 * a] = 1;
-    moves v = {w, 0, {NULL, 0, 0, false}};
-    uint32_t n_edited = 0;
-    for (uint32_t i = 0; i < w->count && !k.map.failed && !v.list.failed; i++) {
-        if (!vxr_world_chunk_edited(w, i)) continue;
-        n_edited++;
-        for (int a = 0; a < 3; a++) k.t[a] = (int64_t)w->e[i].c[a] * w->side;
-        k.last = NULL;
-        if (!vxr_chunk_map_get(&k.map, w->e[i].c)) break; /* its file even when emptied */
-        v.from = (int32_t)i;
-        vxr_octree_foreach(&w->scene->models[w->model[i]], vxr_chunk_cut_voxel, &k);
-        vxr_octree_foreach(&w->scene->models[w->model[i]], note_move, &v);
-    }
-    if (!n_edited) return VXR_OK;
-    if (k.map.failed || v.list.failed || k.map.n < n_edited)
+    cut_pass p = {w, &k, false, false, 0, {NULL, 0, 0, false}};
+    chunk_keys keys = {NULL, 0};
+    if (!keys_make(w, &keys)) k.map.failed = true;
+    /* every edited chunk's own voxels (its bucket made even when emptied),
+     * then the voxels past their sides */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < w->count && !k.map.failed && !p.list.failed; i++) {
+            if (!vxr_world_chunk_edited(w, i)) continue;
+            for (int a = 0; a < 3; a++) k.t[a] = (int64_t)w->e[i].c[a] * w->side;
+            k.last = NULL;
+            if (!pass && !vxr_chunk_map_get(&k.map, w->e[i].c)) k.map.failed = true;
+            p.moved_pass = pass == 1;
+            p.from = (int32_t)i;
+            vxr_octree_foreach(&w->scene->models[w->model[i]], cut_some, &p);
+        }
+    if (k.map.failed || p.list.failed)
         r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory (or more than 2^24 chunks)");
+    else if (p.beyond)
+        r = vxr_fail(err, VXR_ERROR_LIMIT,
+                     "%s: an edit put a voxel past the world's reach (cells within +-2^31)",
+                     w->dir);
     /* the owners of moved cells: what they hold now, then the moved cells */
+    uint32_t fresh_max = 0;
     for (uint32_t b = 0; r == VXR_OK && b < k.map.n; b++) {
-        const int64_t j = find_chunk(w, k.map.b[b].c);
+        const int64_t j = find_chunk(&keys, k.map.b[b].c);
+        fresh_max += j < 0;
         if (j < 0 || !vxr_world_chunk_edited(w, (uint32_t)j))
             r = prepend_present(w, j, &k.map.b[b], err);
     }
-    /* the chunk files, then the index */
+    /* room for new chunks first: nothing fails after the index is written
+     * but running out of memory for the sphere tree */
+    if (r == VXR_OK && fresh_max) r = vxr_world_grow(w, w->count + fresh_max, err);
     vxr_world_entry *e = calloc((size_t)w->count + k.map.n, sizeof *e);
     int64_t *slot = calloc(k.map.n ? k.map.n : 1, sizeof *slot);
     uint64_t *size = calloc(k.map.n ? k.map.n : 1, sizeof *size);
-    if (r == VXR_OK && (!e || !slot || !size)) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    bool *listed = calloc((size_t)w->count + 1, sizeof *listed);
+    if (r == VXR_OK && (!e || !slot || !size || !listed))
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    /* the chunk files, then the index */
     uint32_t fresh = 0;
     for (uint32_t b = 0; r == VXR_OK && b < k.map.n; b++) {
         vxr_chunk_bucket *bk = &k.map.b[b];
-        slot[b] = find_chunk(w, bk->c);
+        slot[b] = find_chunk(&keys, bk->c);
         if (slot[b] < 0 && !bk->m.count) continue;
-        if (slot[b] < 0) slot[b] = (int64_t)w->count + fresh++;
+        if (slot[b] < 0)
+            slot[b] = (int64_t)w->count + fresh++;
+        else
+            listed[slot[b]] = true;
         uint64_t voxels = 0;
         if (bk->m.count)
             r = vxr_world_write_chunk(w->colours, w->dir, w->side, w->n_threads, bk, &size[b],
@@ -186,12 +263,12 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
         memcpy(e[slot[b]].c, bk->c, sizeof bk->c);
         e[slot[b]].voxels = voxels;
     }
+    char path[PATH_BYTES];
+    snprintf(path, sizeof path, "%.3900s/chunks", w->dir);
+    if (r == VXR_OK) r = sync_dir(path, err);
     if (r == VXR_OK) {
-        for (uint32_t i = 0; i < w->count; i++) {
-            bool listed = false;
-            for (uint32_t b = 0; b < k.map.n; b++) listed = listed || slot[b] == (int64_t)i;
-            if (!listed) e[i] = w->e[i];
-        }
+        for (uint32_t i = 0; i < w->count; i++)
+            if (!listed[i]) e[i] = w->e[i];
         vxr_world_entry *kept = malloc(((size_t)w->count + fresh + 1) * sizeof *kept);
         uint32_t n_kept = 0;
         for (uint32_t i = 0; kept && i < w->count + fresh; i++)
@@ -200,10 +277,9 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
                  : vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
         free(kept);
     }
-    if (r == VXR_OK && fresh) r = vxr_world_grow(w, w->count + fresh, err);
+    if (r == VXR_OK) r = sync_dir(w->dir, err);
     if (r == VXR_OK) {
         /* the index is written: files of emptied chunks go, the entries follow */
-        char path[PATH_BYTES];
         for (uint32_t b = 0; b < k.map.n; b++) {
             if (slot[b] < 0) continue;
             const uint32_t i = (uint32_t)slot[b];
@@ -218,17 +294,19 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
         }
         memcpy(w->e, e, ((size_t)w->count + fresh) * sizeof *e);
         r = vxr_world_add_spheres(w, w->count, w->count + fresh, err);
-        w->count += fresh;
+        if (r == VXR_OK) w->count += fresh;
     }
-    if (r == VXR_OK) r = move_in_memory(w, &v, err);
+    if (r == VXR_OK && fresh && !keys_make(w, &keys))
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (r == VXR_OK) r = move_in_memory(w, &keys, &p.list, err);
     /* what was written is what the models hold: they are saved */
     for (uint32_t b = 0; r == VXR_OK && b < k.map.n; b++) {
         const int64_t i = slot[b];
         if (i >= 0 && w->state[i] == RESIDENT) w->version[i] = w->scene->model_version[w->model[i]];
         if (i >= 0 && written) (*written)++;
     }
-    free(v.list.p);
-    VXR_FREE(e, slot, size);
+    free(p.list.p);
+    VXR_FREE(e, slot, size, listed, keys.k);
     vxr_chunk_map_free(&k.map);
     return r;
 }

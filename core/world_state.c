@@ -54,7 +54,9 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
     if (r != VXR_OK) return r;
     const vxr_instance in = vxr_world_chunk_instance(w->e[i].c, w->side, id);
     r = vxr_scene_add_instance(w->scene, &in, &inst, err);
-    if (r != VXR_OK) {
+    if (r != VXR_OK) { /* the tree goes back to wait, the model without it */
+        w->ready[i] = w->scene->models[id];
+        memset(&w->scene->models[id], 0, sizeof w->scene->models[id]);
         vxr_scene_remove_model(w->scene, id);
         return r;
     }
@@ -69,8 +71,11 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
 
 vxr_result vxr_world_take_ready(vxr_world *w, vxr_error *err) {
     vxr_result r = VXR_OK;
-    for (uint32_t i = 0; r == VXR_OK && i < w->count; i++)
-        if (w->state[i] == READY) r = integrate(w, i, err);
+    for (uint32_t i = 0; i < w->count; i++) /* one that fails waits; the others go on */
+        if (w->state[i] == READY) {
+            const vxr_result q = integrate(w, i, r == VXR_OK ? err : NULL);
+            if (r == VXR_OK) r = q;
+        }
     return r;
 }
 

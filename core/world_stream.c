@@ -88,7 +88,7 @@ void vxr_world_close(vxr_world *w) {
     }
     for (uint32_t i = 0; w->state && i < w->count; i++)
         if (w->state[i] == READY) vxr_octree_free(&w->ready[i]);
-    if (w->started || w->threads) {
+    if (w->synced) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->wake);
         pthread_cond_destroy(&w->done);
@@ -176,6 +176,7 @@ vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_erro
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->wake, NULL);
         pthread_cond_init(&w->done, NULL);
+        w->synced = true;
         for (; w->started < w->n_threads; w->started++)
             if (pthread_create(&w->threads[w->started], NULL, loader, w) != 0) break;
         if (!w->started) r = vxr_fail(err, VXR_ERROR_MEMORY, "cannot start a loader thread");
@@ -326,6 +327,8 @@ void vxr_world_wait(vxr_world *w) {
 }
 
 void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32_t *side) {
+    pthread_mutex_t *lock = (pthread_mutex_t *)&w->lock; /* the loaders write e[i].voxels */
+    pthread_mutex_lock(lock);
     for (int k = 0; k < 3; k++) min[k] = max[k] = 0;
     bool first = true;
     for (uint32_t i = 0; i < w->count; i++) {
@@ -337,6 +340,7 @@ void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32
         }
         first = false;
     }
+    pthread_mutex_unlock(lock);
     if (side) *side = w->side;
 }
 

@@ -39,6 +39,7 @@ struct vxr_world {
     uint32_t n_threads, started;
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
+    bool synced;     /* lock, wake and done made */
     uint32_t *queue; /* chunk indices, nearest first */
     uint32_t q_next, q_count;
     uint32_t busy;

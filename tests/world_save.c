@@ -3,9 +3,11 @@
  * (into chunks that exist and chunks that do not) and clearing a chunk
  * whole, the world read again holds the edited scene's world voxels, the
  * streamed scene still does, every chunk file holds only its own cells and
- * an emptied chunk leaves index and disk. Under a budget an edited chunk
- * is written back before it is evicted. A process killed (SIGKILL) at
- * random times while it writes back edits over and over leaves every
+ * an emptied chunk leaves index and disk; a cell two edited chunks fill
+ * takes the colour moved into its owner, on disk as in memory. Under a
+ * budget an edited chunk is written back before it is evicted. A process killed (SIGKILL) at
+ * random times (half of them just after a write-back starts) while it
+ * writes back edits over and over leaves every
  * chunk file the old or the new one, and a world that opens. */
 #include <signal.h>
 #include <stdlib.h>
@@ -58,6 +60,18 @@ static int64_t instance_at(const vxr_scene *s, const int32_t c[3]) {
         for (int k = 0; k < 3; k++)
             same = same && in->transform.translation[k] == (float)(c[k] * SIDE);
         if (same) return i;
+    }
+    return -1;
+}
+
+/* The first instance whose chunk a has a chunk at x - 1 (left), or -1. */
+static int64_t chunk_with_left(const vxr_scene *s, int32_t a[3], int32_t left[3]) {
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        for (int k = 0; k < 3; k++)
+            a[k] = (int32_t)(s->instances[i].transform.translation[k] / SIDE);
+        memcpy(left, a, 3 * sizeof *a);
+        left[0]--;
+        if (instance_at(s, left) >= 0) return i;
     }
     return -1;
 }
@@ -127,14 +141,7 @@ static void test_write_back(void) {
     vxr_scene *s = vxr_world_scene(w);
     /* chunk a, with a chunk at x - 1; above it, no chunk */
     int32_t a[3] = {0, 0, 0}, left[3] = {0, 0, 0}, above[3];
-    int64_t ia = -1;
-    for (uint32_t i = 0; i < s->instance_count && ia < 0; i++) {
-        for (int k = 0; k < 3; k++)
-            a[k] = (int32_t)(s->instances[i].transform.translation[k] / SIDE);
-        memcpy(left, a, sizeof a);
-        left[0]--;
-        if (instance_at(s, left) >= 0) ia = i;
-    }
+    int64_t ia = chunk_with_left(s, a, left);
     memcpy(above, a, sizeof a);
     above[2] += 40;
     CHECK(ia >= 0 && instance_at(s, above) < 0);
@@ -201,6 +208,37 @@ static void test_write_back(void) {
     free(want);
 }
 
+/* Two edited chunks give one cell two colours: the one moved in wins, on
+ * disk as in memory. */
+static void test_conflict(void) {
+    char dir[300];
+    make_world("conflict", dir, sizeof dir);
+    vxr_world *w = open_all(dir, 0);
+    if (!w) return;
+    vxr_scene *s = vxr_world_scene(w);
+    int32_t a[3] = {0, 0, 0}, left[3] = {0, 0, 0};
+    int64_t ia = chunk_with_left(s, a, left), il = instance_at(s, left);
+    CHECK(ia >= 0 && il >= 0);
+    if (ia < 0 || il < 0) return;
+    edit_cell(s, il, SIDE - 1, 0, 0, 13); /* the owner's colour */
+    edit_cell(s, ia, -1, 0, 0, 11);       /* the same world cell, from chunk a */
+    CHECK(vxr_world_save(w, NULL, NULL) == VXR_OK);
+    uint32_t attr = 0;
+    il = instance_at(s, left);
+    ia = instance_at(s, a);
+    CHECK(vxr_octree_lookup(&s->models[s->instances[il].model], SIDE - 1, 0, 0, &attr) &&
+          attr == 11);
+    CHECK(!vxr_octree_lookup(&s->models[s->instances[ia].model], -1, 0, 0, &attr));
+    vxr_world_close(w);
+    vxr_scene *back = NULL;
+    CHECK(vxr_world_load(dir, &back, NULL) == VXR_OK);
+    const int64_t jl = back ? instance_at(back, left) : -1;
+    CHECK(jl >= 0 &&
+          vxr_octree_lookup(&back->models[back->instances[jl].model], SIDE - 1, 0, 0, &attr) &&
+          attr == 11);
+    vxr_scene_destroy(back);
+}
+
 /* Under a budget, a chunk edited and then left behind is written back
  * before it goes. */
 static void test_evict_writes_back(void) {
@@ -243,6 +281,8 @@ static int32_t marks[MARKS][6]; /* chunk (3), cell (3): cells empty in the origi
 
 /* One write-back: the marks set (and a voxel into MARK_CHUNK, made new) when
  * absent, cleared (MARK_CHUNK emptied) when present. */
+static int saving_fd = -1; /* the child says here that a write-back starts */
+
 static void toggle(const char *dir) {
     vxr_world *w = open_all(dir, 0);
     if (!w) _exit(3);
@@ -257,6 +297,7 @@ static void toggle(const char *dir) {
                   (MARK_CHUNK[1] - marks[0][1]) * SIDE, (MARK_CHUNK[2] - marks[0][2]) * SIDE, 30);
     else
         edit_cell(s, im, 0, 0, 0, 0);
+    if (saving_fd >= 0 && write(saving_fd, "s", 1) != 1) _exit(5);
     if (vxr_world_save(w, NULL, NULL) != VXR_OK) _exit(4);
     vxr_world_close(w);
 }
@@ -316,14 +357,24 @@ static void test_killed(void) {
     srand(31);
     int mixed = 0, mark_listed = 0;
     for (int t = 0; t < TRIALS; t++) {
+        /* odd trials: a kill at any moment; even ones: within 15 ms of a
+         * write-back's start, so that most land inside one */
+        int pipe_fd[2];
+        CHECK(pipe(pipe_fd) == 0);
         const pid_t pid = fork();
         if (pid == 0) {
+            close(pipe_fd[0]);
+            saving_fd = pipe_fd[1];
             for (;;) toggle(dir);
         }
         CHECK(pid > 0);
-        struct timespec nap = {0, (long)(20 + rand() % 400) * 1000000L};
+        close(pipe_fd[1]);
+        char said;
+        if (t % 2 == 0 && read(pipe_fd[0], &said, 1) != 1) CHECK(0);
+        struct timespec nap = {0, (long)(t % 2 ? 20 + rand() % 400 : rand() % 15) * 1000000L};
         nanosleep(&nap, NULL);
         kill(pid, SIGKILL);
+        close(pipe_fd[0]);
         int status = 0;
         waitpid(pid, &status, 0);
         CHECK(WIFSIGNALED(status)); /* it was still writing back, not failed */
@@ -365,4 +416,5 @@ int main(int argc, char **argv) {
 
 /* the tests' main, as run() */
 #define main run
-VXR_TEST_MAIN(TEST(test_write_back), TEST(test_evict_writes_back), TEST(test_killed))
+VXR_TEST_MAIN(TEST(test_write_back), TEST(test_conflict), TEST(test_evict_writes_back),
+              TEST(test_killed))
