@@ -249,7 +249,6 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
     if (stats) *stats = st;
     vxr_chunk_cutter k;
     memset(&k, 0, sizeof k);
-    while ((1u << k.shift) < chunk) k.shift++;
     for (uint32_t i = 0; i < scene->instance_count; i++) {
         const vxr_instance *in = &scene->instances[i];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;
@@ -261,6 +260,7 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
     }
     vxr_result r = vxr_world_begin(dir, chunk, err);
     if (r != VXR_OK) return r;
+    while ((1u << k.shift) < chunk) k.shift++; /* chunk is checked: a power of two */
     for (uint32_t i = 0; i < scene->instance_count && !k.map.failed; i++) {
         const vxr_instance *in = &scene->instances[i];
         if (in->flags & VXR_INSTANCE_HIDDEN) continue;

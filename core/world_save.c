@@ -229,10 +229,16 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
         r = vxr_fail(err, VXR_ERROR_LIMIT,
                      "%s: an edit put a voxel past the world's reach (cells within +-2^31)",
                      w->dir);
+    vxr_world_entry *e = calloc((size_t)w->count + k.map.n, sizeof *e);
+    int64_t *slot = calloc(k.map.n ? k.map.n : 1, sizeof *slot); /* a bucket's chunk, or -1 */
+    uint64_t *size = calloc(k.map.n ? k.map.n : 1, sizeof *size);
+    bool *listed = calloc((size_t)w->count + 1, sizeof *listed);
+    if (r == VXR_OK && (!e || !slot || !size || !listed))
+        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     /* the owners of moved cells: what they hold now, then the moved cells */
     uint32_t fresh_max = 0;
     for (uint32_t b = 0; r == VXR_OK && b < k.map.n; b++) {
-        const int64_t j = find_chunk(&keys, k.map.b[b].c);
+        const int64_t j = slot[b] = find_chunk(&keys, k.map.b[b].c);
         fresh_max += j < 0;
         if (j < 0 || !vxr_world_chunk_edited(w, (uint32_t)j))
             r = prepend_present(w, j, &k.map.b[b], err);
@@ -240,17 +246,10 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
     /* room for new chunks first: nothing fails after the index is written
      * but running out of memory for the sphere tree */
     if (r == VXR_OK && fresh_max) r = vxr_world_grow(w, w->count + fresh_max, err);
-    vxr_world_entry *e = calloc((size_t)w->count + k.map.n, sizeof *e);
-    int64_t *slot = calloc(k.map.n ? k.map.n : 1, sizeof *slot);
-    uint64_t *size = calloc(k.map.n ? k.map.n : 1, sizeof *size);
-    bool *listed = calloc((size_t)w->count + 1, sizeof *listed);
-    if (r == VXR_OK && (!e || !slot || !size || !listed))
-        r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     /* the chunk files, then the index */
     uint32_t fresh = 0;
     for (uint32_t b = 0; r == VXR_OK && b < k.map.n; b++) {
         vxr_chunk_bucket *bk = &k.map.b[b];
-        slot[b] = find_chunk(&keys, bk->c);
         if (slot[b] < 0 && !bk->m.count) continue;
         if (slot[b] < 0)
             slot[b] = (int64_t)w->count + fresh++;

@@ -83,11 +83,21 @@ bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i) {
     return w->state[i] == RESIDENT && w->scene->model_version[w->model[i]] != w->version[i];
 }
 
-void vxr_world_quiesce(vxr_world *w) {
-    pthread_mutex_lock(&w->lock);
+void vxr_world_drop_queue(vxr_world *w) {
     for (uint32_t k = w->q_next; k < w->q_count; k++)
         if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
     w->q_next = w->q_count = 0;
+}
+
+vxr_result vxr_world_take_failure(vxr_world *w, vxr_result r, vxr_error *err) {
+    if (r != VXR_OK || !w->failed) return r;
+    w->failed = false;
+    return vxr_fail(err, w->failure_code, "%s", w->failure.message);
+}
+
+void vxr_world_quiesce(vxr_world *w) {
+    pthread_mutex_lock(&w->lock);
+    vxr_world_drop_queue(w);
     while (w->busy) pthread_cond_wait(&w->done, &w->lock);
     pthread_mutex_unlock(&w->lock);
 }

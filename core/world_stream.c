@@ -136,17 +136,15 @@ vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_erro
     if (!w) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     w->view_distance = desc->view_distance;
     w->budget = desc->budget_bytes;
-    vxr_result r = VXR_OK;
-    if (desc->path[0] == '@') /* generated: dir holds its name, for messages */
-        snprintf(w->dir, sizeof w->dir, "%.200s", desc->path);
-    else
-        r = vxr_world_index_path(desc->path, w->dir, sizeof w->dir, err);
+    vxr_result r;
     vxr_world_entry *e = NULL;
-    if (desc->path[0] == '@') {
+    if (desc->path[0] == '@') { /* generated: dir holds its name, for messages */
+        snprintf(w->dir, sizeof w->dir, "%.200s", desc->path);
         r = vxr_terrain_spec(desc->path, &w->gen_n, err);
         if (r == VXR_OK) r = generated_entries(w, desc->chunk, &e, err);
-    } else if (r == VXR_OK) {
-        r = vxr_world_read_index(w->dir, &w->side, &e, &w->count, err);
+    } else {
+        r = vxr_world_index_path(desc->path, w->dir, sizeof w->dir, err);
+        if (r == VXR_OK) r = vxr_world_read_index(w->dir, &w->side, &e, &w->count, err);
     }
     if (r == VXR_OK) {
         w->scene = vxr_scene_alloc(0, 0);
@@ -279,9 +277,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     for (uint32_t k = 0; w->budget && k < n_out && w->resident_bytes + need > w->budget; k++)
         if (!vxr_world_chunk_edited(w, out[k].i)) evict(w, out[k].i);
     /* the requests: wanted chunks not resident, nearest first, while the budget lasts */
-    for (uint32_t k = w->q_next; k < w->q_count; k++)
-        if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
-    w->q_next = w->q_count = 0;
+    vxr_world_drop_queue(w);
     uint32_t incomplete = 0;
     uint64_t expect = w->resident_bytes;
     for (size_t k = 0; k < n; k++) {
@@ -311,10 +307,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         st->made_voxels = w->made_voxels;
         st->made_seconds = w->made_seconds;
     }
-    if (r == VXR_OK && w->failed) { /* said once; that chunk is not asked for again */
-        r = vxr_fail(err, w->failure_code, "%s", w->failure.message);
-        w->failed = false;
-    }
+    r = vxr_world_take_failure(w, r, err);
     pthread_mutex_unlock(&w->lock);
     VXR_FREE(handles, want, out);
     return r;
@@ -355,18 +348,12 @@ static void ask(vxr_world *w, uint32_t i) {
  * waits for them and takes them in, in the world's order. */
 static vxr_result load_marked(vxr_world *w, const bool *want, vxr_error *err) {
     pthread_mutex_lock(&w->lock);
-    for (uint32_t k = w->q_next; k < w->q_count; k++)
-        if (w->state[w->queue[k]] == QUEUED) w->state[w->queue[k]] = ABSENT;
-    w->q_next = w->q_count = 0;
+    vxr_world_drop_queue(w);
     for (uint32_t i = 0; i < w->count; i++)
         if (!want || want[i]) ask(w, i);
     pthread_cond_broadcast(&w->wake);
     while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
-    vxr_result r = vxr_world_take_ready(w, err);
-    if (r == VXR_OK && w->failed) {
-        r = vxr_fail(err, w->failure_code, "%s", w->failure.message);
-        w->failed = false;
-    }
+    const vxr_result r = vxr_world_take_failure(w, vxr_world_take_ready(w, err), err);
     pthread_mutex_unlock(&w->lock);
     return r;
 }

@@ -54,6 +54,12 @@ struct vxr_world {
 bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i);
 /* Takes the chunks the loaders finished into the scene (under the lock). */
 vxr_result vxr_world_take_ready(vxr_world *w, vxr_error *err);
+/* Forgets the chunks asked for and not yet taken by a loader (under the
+ * lock). */
+void vxr_world_drop_queue(vxr_world *w);
+/* r, or when it is VXR_OK and a load failed since last said, that failure
+ * (said once; the chunk is not asked for again). Under the lock. */
+vxr_result vxr_world_take_failure(vxr_world *w, vxr_result r, vxr_error *err);
 /* Empties the loaders' queue and waits until none is reading: the entries
  * may then grow (under the lock; the loaders stay idle until asked). */
 void vxr_world_quiesce(vxr_world *w);

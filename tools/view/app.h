@@ -170,10 +170,8 @@ vxr_result view_open_scene(const view_args *va, const char *path, vxr_scene **sc
                            vxr_world **world, vxr_error *err);
 /* Frees what view_open_scene gave. */
 void view_scene_free(vxr_scene *scene, vxr_world *world);
-/* A world's home view: over its middle, near enough to see chunks. */
-void view_world_home(app *a, float eye[3], float target[3]);
-/* Each frame: residency around the eye (complete: until nothing is
- * missing, for the last frame of --frames). */
+/* Each frame: residency around the eye (complete: waits for the chunks it
+ * asks for, every frame of a --frames run). */
 void view_world_frame(app *a, bool complete);
 /* On leaving: a world's chunks edited since they were saved are written
  * back (a generated world's, like a built-in scene's, are not kept).

@@ -69,8 +69,8 @@ static void set_scene(app *a, vxr_scene *scene, vxr_world *world, const char *na
             a->home_target[k] = a->host_cam.eye[k] + dist * a->host_cam.forward[k];
         }
     } else if (world) {
-        view_world_home(a, a->home_eye, a->home_target);
-    } else { /* what `vxr bench render` looks at */
+        cli_world_home(world, a->home_eye, a->home_target); /* the first frame asks for chunks */
+    } else {                                                /* what `vxr bench render` looks at */
         vxr_camera c = {0};
         cli_orbit_camera(scene, 0, &c);
         memcpy(a->home_eye, c.eye, sizeof a->home_eye);

@@ -24,10 +24,6 @@ void view_scene_free(vxr_scene *scene, vxr_world *world) {
         vxr_scene_destroy(scene);
 }
 
-void view_world_home(app *a, float eye[3], float target[3]) {
-    cli_world_home(a->world, eye, target); /* the first frame asks for its chunks */
-}
-
 void view_world_frame(app *a, bool complete) {
     if (!a->world) return;
     vxr_error err = {{0}};
