@@ -234,6 +234,20 @@ void vxr_camera_ray(const vxr_camera *c, uint32_t i, uint32_t j, vxr_ray *dest) 
     memcpy(dest->origin, c->eye, sizeof dest->origin);
 }
 
+vxr_lod vxr_camera_lod(const vxr_camera *c, float bias) {
+    vxr_lod lod = {0.0f, c->projection == VXR_PROJECTION_ORTHOGRAPHIC};
+    if (!(bias > 0.0f) || !isfinite(bias) || c->height == 0) return lod;
+    /* a pinhole's up is a unit vector; a matrix camera's spans half the view */
+    double up = c->projection == VXR_PROJECTION_PINHOLE
+                    ? 1.0
+                    : sqrt((double)c->up[0] * c->up[0] + (double)c->up[1] * c->up[1] +
+                           (double)c->up[2] * c->up[2]);
+    double tan_half = lod.fixed ? 1.0 : c->tan_half_fov;
+    double k = bias * 2.0 * tan_half * up / c->height;
+    lod.k = isfinite(k) && k < 3.0e38 && k >= FLT_MIN ? (float)k : 0.0f;
+    return lod;
+}
+
 float vxr_camera_far_depth(const vxr_camera *c) {
     return c->reverse_z ? 0.0f : 1.0f;
 }

@@ -19,7 +19,12 @@
  * interval lies within [a, b] and each ancestor of the GPU's first hit
  * keeps a non-empty span here; the children skipped before a end at or
  * before a, so they hold no hit. Only the hit cell's slabs are computed in
- * full (tests/unit_instances.c walks as the GPU does and compares). */
+ * full (tests/unit_instances.c walks as the GPU does and compares), and,
+ * under a level of detail, those of every candidate cube of levels 2 to
+ * VXR_LOD_MAX_LEVEL, whose own entry decides whether the walk stops there
+ * (the box is then rounded out to 2^VXR_LOD_MAX_LEVEL: octree origins are
+ * aligned, so every such cube lies inside it). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +33,6 @@
 #include "vxr/pick.h"
 #include "vxr_trace.h"
 
-#define FACE_CORNERS(f)                                                                            \
-    { VXR_FACE_CORNER(f, 0), VXR_FACE_CORNER(f, 1), VXR_FACE_CORNER(f, 2), VXR_FACE_CORNER(f, 3) }
-#define FACE_EDGES(f)                                                                              \
-    { VXR_FACE_EDGE(f, 0), VXR_FACE_EDGE(f, 1), VXR_FACE_EDGE(f, 2), VXR_FACE_EDGE(f, 3) }
-#define EDGE_CORNERS(e)                                                                            \
-    { VXR_EDGE_CORNER(e, 0), VXR_EDGE_CORNER(e, 1) }
-const uint8_t vxr_face_corners[6][4] = {FACE_CORNERS(0u), FACE_CORNERS(1u), FACE_CORNERS(2u),
-                                        FACE_CORNERS(3u), FACE_CORNERS(4u), FACE_CORNERS(5u)};
-const uint8_t vxr_face_edges[6][4] = {FACE_EDGES(0u), FACE_EDGES(1u), FACE_EDGES(2u),
-                                      FACE_EDGES(3u), FACE_EDGES(4u), FACE_EDGES(5u)};
-const uint8_t vxr_edge_corners[12][2] = {EDGE_CORNERS(0u), EDGE_CORNERS(1u),  EDGE_CORNERS(2u),
-                                         EDGE_CORNERS(3u), EDGE_CORNERS(4u),  EDGE_CORNERS(5u),
-                                         EDGE_CORNERS(6u), EDGE_CORNERS(7u),  EDGE_CORNERS(8u),
-                                         EDGE_CORNERS(9u), EDGE_CORNERS(10u), EDGE_CORNERS(11u)};
-
 /* A hit inside one octree, in model space. */
 typedef struct cell_hit {
     int32_t lo[3];
@@ -50,6 +40,8 @@ typedef struct cell_hit {
     float t;
     int axis; /* entry axis, -1 when the origin is inside */
     uint32_t attr;
+    bool lod;        /* a cube the level of detail stopped at: attr is its node index */
+    uint32_t octant; /* as vxr_lod_color takes it (0: the cube is a node) */
 } cell_hit;
 
 typedef struct trace {
@@ -59,6 +51,7 @@ typedef struct trace {
     float tmax;                /* nothing at or beyond a better hit's t... ties kept */
     const int32_t *skip;       /* a voxel (level 0) that holds no hit, or NULL */
     const vxr_material *clear; /* the materials, when glass voxels hold no hit; or NULL */
+    float scale, lod0, lodt;   /* the instance's scale, the footprint (vxr_lod_stop) */
     cell_hit hit;
 } trace;
 
@@ -127,7 +120,31 @@ static int hit_cell(trace *c, uint32_t level, nref n, const int32_t lo[3], uint3
                         t0,
                         sl.tenter < 0.0f ? -1 : sl.axis,
                         level == 0 ? read_attr(c->m, n.index, n.octant * 8 + voxel_octant)
-                                   : first_attr(c->m, level, n, 0)};
+                                   : first_attr(c->m, level, n, 0),
+                        false,
+                        0};
+    return 1;
+}
+
+/* Child `child` (lo clo, level >= 1, above the grid's) of a cube the walk
+ * is in: -1 when the level of detail does not stop at it; else whether it
+ * holds the hit (trace.comp stops at an entered cube whose edge is under
+ * the footprint at its own entry, vxr_lod_stop, and skips one it does not
+ * enter). */
+static int lod_cell(trace *c, uint32_t level, nref n, const int32_t clo[3]) {
+    if (level < VXR_LOD_MIN_LEVEL || level > VXR_LOD_MAX_LEVEL) return -1;
+    const vxr_slabs sl = vxr_cube_slabs(c->o, c->d, clo, 1 << level);
+    const float t0 = sl.tenter > 0.0f ? sl.tenter : 0.0f;
+    if (!vxr_lod_stop((float)(1 << level), c->scale, c->lod0, c->lodt, t0)) return -1;
+    if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
+    /* its colour (O(the cube's nodes and voxels)) for the winner alone, in fill_pick */
+    c->hit = (cell_hit){{clo[0], clo[1], clo[2]},
+                        level,
+                        t0,
+                        sl.tenter < 0.0f ? -1 : sl.axis,
+                        n.index,
+                        true,
+                        n.octant};
     return 1;
 }
 
@@ -151,8 +168,11 @@ static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], float t0
                 if (hit_cell(c, 0, n, clo, child)) return 1;
             } else if (level - 1 == c->grid_level) {
                 if (hit_cell(c, level - 1, child_ref(c->m, level, n, child), clo, 0)) return 1;
-            } else if (visit(c, level - 1, child_ref(c->m, level, n, child), clo, t, tnext)) {
-                return 1;
+            } else {
+                const nref cn = child_ref(c->m, level, n, child);
+                const int coarse =
+                    c->lod0 > 0.0f || c->lodt > 0.0f ? lod_cell(c, level - 1, cn, clo) : -1;
+                if (coarse == 1 || (coarse < 0 && visit(c, level - 1, cn, clo, t, tnext))) return 1;
             }
         }
         if (!(tnext < texit) || tnext > c->tmax) return 0;
@@ -183,8 +203,13 @@ static int trace_large_grid(trace *c) {
         if (found && !(t0 < c->hit.t)) continue;
         uint32_t attr = centred ? first_attr(m, m->depth - 1, child_ref(m, m->depth, root, o), 0)
                                 : first_attr(m, m->depth, root, 0);
-        c->hit = (cell_hit){
-            {lo[0], lo[1], lo[2]}, c->grid_level, t0, sl.tenter < 0.0f ? -1 : sl.axis, attr};
+        c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
+                            c->grid_level,
+                            t0,
+                            sl.tenter < 0.0f ? -1 : sl.axis,
+                            attr,
+                            false,
+                            0};
         found = 1;
     }
     return found;
@@ -199,7 +224,10 @@ static int trace_octree(trace *c) {
     const vxr_octree *m = c->m;
     if (m->node_count == 0) return 0;
     if (c->grid_level >= m->depth) return trace_large_grid(c);
-    const int32_t n = 1 << c->grid_level;
+    /* a level of detail's cube reaches out to its own grid */
+    const bool lod = c->lod0 > 0.0f || c->lodt > 0.0f;
+    const int32_t n =
+        1 << (lod && c->grid_level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : c->grid_level);
     float a = -INFINITY, b = INFINITY;
     for (int k = 0; k < 3; k++) {
         const int32_t lo = m->origin[k], hi = lo + (1 << m->depth), vlo = m->vmin[k] & ~(n - 1),
@@ -228,6 +256,7 @@ typedef struct best_hit {
     uint32_t skip_i;  /* the instance of a voxel that holds no hit (UINT32_MAX: none) */
     int32_t skip_lo[3];
     const vxr_material *clear; /* trace.clear */
+    vxr_lod lod;               /* the level of detail (k 0: none) */
 } best_hit;
 
 /* Traces one instance at grid 2^level; a hit nearer than b's (ties: the
@@ -243,6 +272,9 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     c.tmax = b->t;
     c.skip = i == b->skip_i ? b->skip_lo : NULL;
     c.clear = b->clear;
+    c.scale = g->scale;
+    c.lod0 = b->lod.fixed ? b->lod.k : 0.0f;
+    c.lodt = b->lod.fixed ? 0.0f : b->lod.k;
     if (!trace_octree(&c)) return;
     if (c.hit.t > b->t || (c.hit.t == b->t && i > b->i)) return;
     b->t = c.hit.t;
@@ -250,59 +282,6 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     b->hit = c.hit;
     memcpy(b->o, c.o, sizeof b->o);
     memcpy(b->d, c.d, sizeof b->d);
-}
-
-static int8_t id8(uint32_t shape, int shift) {
-    return (int8_t)(uint8_t)(shape >> shift);
-}
-
-/* The corners of the cube [lo, lo + n)^3, corner c at bit 2 - k of axis k. */
-static void cube_corners(const int32_t lo[3], float n, float dest[8][3]) {
-    for (uint32_t corner = 0; corner < 8; corner++)
-        for (int k = 0; k < 3; k++) dest[corner][k] = vxr_corner_at(lo, n, corner, k);
-}
-
-/* The world-space part of a pick from its record: one code path for CPU
- * picks and GPU records. R is the instance's rotation. */
-static void expand_pick(const vxr_gpu_instance *g, const float R[9], const vxr_ray *ray,
-                        const vxr_gpu_pick *rec, vxr_pick *out) {
-    memset(out, 0, sizeof *out);
-    out->hit = 1;
-    out->instance = rec->instance;
-    memcpy(out->voxel, rec->voxel, sizeof out->voxel);
-    out->size = 1u << (rec->shape & 255);
-    float cp[8][3];
-    cube_corners(rec->voxel, (float)out->size, cp);
-    for (int k = 0; k < 3; k++) {
-        out->world_min[k] = INFINITY;
-        out->world_max[k] = -INFINITY;
-    }
-    for (int corner = 0; corner < 8; corner++) {
-        float wp[3];
-        vxr_affine_point(g->local_to_world, cp[corner], wp);
-        for (int k = 0; k < 3; k++) {
-            if (wp[k] < out->world_min[k]) out->world_min[k] = wp[k];
-            if (wp[k] > out->world_max[k]) out->world_max[k] = wp[k];
-        }
-    }
-    out->t = rec->t;
-    for (int k = 0; k < 3; k++) out->point[k] = ray->origin[k] + rec->t * ray->dir[k];
-    out->color = rec->color;
-    out->face = id8(rec->shape, 8);
-    if (out->face < 0) {
-        out->face = out->corner = out->edge = -1;
-        return;
-    }
-    out->corner = id8(rec->shape, 16);
-    out->edge = id8(rec->shape, 24);
-    const int ax = out->face >> 1, neg = ax < 2 ? out->face & 1 : !(out->face & 1);
-    for (int r = 0; r < 3; r++) out->normal[r] = neg ? R[3 * r + ax] : -R[3 * r + ax];
-    float mid[3];
-    for (int k = 0; k < 3; k++)
-        mid[k] =
-            (cp[vxr_edge_corners[out->edge][0]][k] + cp[vxr_edge_corners[out->edge][1]][k]) * 0.5f;
-    vxr_affine_point(g->local_to_world, cp[out->corner], out->corner_point);
-    vxr_affine_point(g->local_to_world, mid, out->edge_mid);
 }
 
 /* The pick of the best hit: its record (what the GPU writes per pixel,
@@ -320,45 +299,11 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
         h->t,
         vxr_pick_shape(h->level, face,
                        vxr_nearest_corner_edge(h->lo, h->level, lorig, ldir, h->t, face)),
-        s->attr_size == 1 ? s->palette[h->attr] : h->attr,
+        h->lod ? vxr_lod_color(&s->models[g->model], s->palette, h->level, h->attr, h->octant)
+        : s->attr_size == 1 ? s->palette[h->attr]
+                            : h->attr,
         VXR_PICK_HIT};
-    expand_pick(g, s->instances[i].transform.rotation, ray, &rec, out);
-}
-
-vxr_result vxr_pick_expand(const vxr_scene *s, uint64_t seen, const vxr_ray *ray,
-                           const vxr_gpu_pick *rec, vxr_pick *dest, vxr_error *err) {
-    memset(dest, 0, sizeof *dest);
-    if (seen > s->version)
-        return vxr_fail(err, VXR_ERROR_ARGUMENT,
-                        "pick record of version %llu: the scene is at %llu (another scene?)",
-                        (unsigned long long)seen, (unsigned long long)s->version);
-    if (rec->flags & VXR_PICK_INCOMPLETE)
-        return vxr_fail(err, VXR_ERROR_LIMIT, "the device stopped the trace (incomplete record)");
-    if (!(rec->flags & VXR_PICK_HIT)) return VXR_OK;
-    const int face = id8(rec->shape, 8), corner = id8(rec->shape, 16), edge = id8(rec->shape, 24);
-    int ok = rec->instance < s->instance_count && (rec->shape & 255) <= VXR_MAX_DEPTH &&
-             face >= -1 && face < 6;
-    if (ok && face >= 0) {
-        int corner_ok = 0, edge_ok = 0;
-        for (int j = 0; j < 4; j++) {
-            corner_ok |= vxr_face_corners[face][j] == corner;
-            edge_ok |= vxr_face_edges[face][j] == edge;
-        }
-        ok = corner_ok && edge_ok;
-    } else if (ok) {
-        ok = corner == -1 && edge == -1;
-    }
-    if (!ok) return vxr_fail(err, VXR_ERROR_ARGUMENT, "a pick record that fits no instance");
-    if (s->instance_moved[rec->instance] > seen)
-        return vxr_fail(err, VXR_ERROR_STALE,
-                        "the pick record is stale: instance %u moved at version %llu, after its "
-                        "frame (version %llu)",
-                        rec->instance, (unsigned long long)s->instance_moved[rec->instance],
-                        (unsigned long long)seen);
-    vxr_gpu_instance g;
-    vxr_instance_gpu(s, rec->instance, &g);
-    expand_pick(&g, s->instances[rec->instance].transform.rotation, ray, rec, dest);
-    return VXR_OK;
+    vxr_pick_expand_record(g, s->instances[i].transform.rotation, ray, &rec, out);
 }
 
 /* The start of a pick: dest zeroed, no hit yet, the grid's level; false
@@ -369,6 +314,7 @@ static bool pick_begin(uint32_t grid, vxr_pick *dest, uint32_t *level, best_hit 
     b->i = UINT32_MAX;
     b->skip_i = UINT32_MAX;
     b->clear = NULL;
+    b->lod = (vxr_lod){0.0f, false};
     *level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
     return grid <= 1 || (!(grid & (grid - 1)) && grid <= VXR_MAX_GRID);
 }
@@ -429,8 +375,11 @@ static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, 
     if (h->node_count == 0) return VXR_OK;
     uint32_t stack[VXR_BVH_STACK];
     uint32_t sp = 0;
-    /* A grid cube reaches up to N - 1 voxels past the voxels it holds. */
-    const float pad = vxr_bvh_grid_pad(h, 1u << level);
+    /* A grid cube reaches up to N - 1 voxels past the voxels it holds, a
+     * level of detail's up to 2^VXR_LOD_MAX_LEVEL - 1. */
+    const uint32_t reach =
+        dest->lod.k > 0.0f && level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : level;
+    const float pad = vxr_bvh_grid_pad(h, 1u << reach);
     box_ray br;
     box_ray_init(ray, &br);
     if (box_test(&br, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) < INFINITY) stack[sp++] = 0;
@@ -475,13 +424,29 @@ static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, 
     return VXR_OK;
 }
 
-vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
+static bool lod_ok(const vxr_lod *lod) {
+    return !lod || (lod->k >= 0.0f && lod->k < INFINITY);
+}
+
+/* The level of detail a walk takes: none for a k of 0 or under FLT_MIN,
+ * which a device that flushes denormals could not hold to the bit. */
+static vxr_lod lod_of(const vxr_lod *lod) {
+    return lod && lod->k >= FLT_MIN ? *lod : (vxr_lod){0.0f, false};
+}
+
+vxr_result vxr_pick_ray_lod(const vxr_picker *p, const vxr_ray *ray, uint32_t grid,
+                            const vxr_lod *lod, vxr_pick *dest) {
     uint32_t level;
     best_hit best;
-    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
+    if (!pick_begin(grid, dest, &level, &best) || !lod_ok(lod)) return VXR_ERROR_ARGUMENT;
+    best.lod = lod_of(lod);
     vxr_result r = walk(p, ray, level, false, &best);
     if (r == VXR_OK && best.i != UINT32_MAX) fill_pick(p, ray, &best, dest);
     return r;
+}
+
+vxr_result vxr_pick_ray(const vxr_picker *p, const vxr_ray *ray, uint32_t grid, vxr_pick *dest) {
+    return vxr_pick_ray_lod(p, ray, grid, NULL, dest);
 }
 
 vxr_result vxr_pick_skip(const vxr_picker *p, const vxr_ray *ray, uint32_t skip_i,
@@ -520,6 +485,7 @@ typedef struct rays_job {
     const vxr_picker *p;
     const vxr_ray *rays;
     uint32_t grid;
+    const vxr_lod *lod;
     vxr_pick *dest;
     _Atomic int failed; /* a vxr_result other than VXR_OK, or 0 */
 } rays_job;
@@ -527,22 +493,27 @@ typedef struct rays_job {
 static void pick_range(void *user, size_t begin, size_t end) {
     rays_job *j = user;
     for (size_t i = begin; i < end; i++) {
-        vxr_result r = vxr_pick_ray(j->p, &j->rays[i], j->grid, &j->dest[i]);
+        vxr_result r = vxr_pick_ray_lod(j->p, &j->rays[i], j->grid, j->lod, &j->dest[i]);
         if (r != VXR_OK) j->failed = r;
     }
 }
 
-vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count, uint32_t grid,
-                         vxr_pick *dest) {
+vxr_result vxr_pick_rays_lod(const vxr_picker *p, const vxr_ray *rays, size_t count, uint32_t grid,
+                             const vxr_lod *lod, vxr_pick *dest) {
     vxr_pick scratch;
     uint32_t level;
     best_hit best;
-    if (!pick_begin(grid, &scratch, &level, &best)) return VXR_ERROR_ARGUMENT;
+    if (!pick_begin(grid, &scratch, &level, &best) || !lod_ok(lod)) return VXR_ERROR_ARGUMENT;
     /* Each ray's record depends on that ray alone, so any split of the
      * rays over threads gives the records of one thread. */
-    rays_job j = {p, rays, grid, dest, 0};
+    rays_job j = {p, rays, grid, lod, dest, 0};
     vxr_parallel_for(count, RAYS_CHUNK, vxr_picker_threads(p), pick_range, &j);
     return j.failed ? (vxr_result)j.failed : VXR_OK;
+}
+
+vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count, uint32_t grid,
+                         vxr_pick *dest) {
+    return vxr_pick_rays_lod(p, rays, count, grid, NULL, dest);
 }
 
 /* Bounding spheres of the seed's loop may miss a grazing ray by rounding:

@@ -23,6 +23,11 @@ struct vxr_picker {
     uint64_t cursor;    /* the scene's journal (vxr/journal.h), read up to here */
 };
 
+/* The full pick of a record (vxr_pick_expand's part after its checks): g
+ * the record's instance as traced, R its rotation (core/pick_record.c). */
+void vxr_pick_expand_record(const vxr_gpu_instance *g, const float R[9], const vxr_ray *ray,
+                            const vxr_gpu_pick *rec, vxr_pick *out);
+
 /* vxr_pick_ray at voxels, voxel skip_lo of instance skip_i excepted
  * (UINT32_MAX: none), and with through_glass every glass voxel; *attr the
  * hit voxel's attribute (palette index, or RGBA8), 0 on a miss. The rays

@@ -450,6 +450,15 @@ vxr_result vxr_context_create(const vxr_context_desc *desc, vxr_context **dest, 
         }
         c->timestamp_bits = fam[c->queue_family].timestampValidBits;
     }
+    /* the scene's uniform texel buffers count as sampled images */
+    if (c->props.limits.maxPerStageDescriptorSampledImages < VXR_SCENE_BINDINGS ||
+        c->props.limits.maxDescriptorSetSampledImages < VXR_SCENE_BINDINGS) {
+        res = vxr_ctx_fail(c, err, VXR_ERROR_DEVICE,
+                           "the device binds %u sampled images (texel buffers) a stage, vxr "
+                           "needs %u",
+                           c->props.limits.maxPerStageDescriptorSampledImages, VXR_SCENE_BINDINGS);
+        goto fail;
+    }
     if (!c->adopted && (res = create_device(c, d, err)) != VXR_OK) goto fail;
 #define LOAD(name) c->vk.name = (PFN_##name)c->vk.vkGetDeviceProcAddr(c->device, #name);
     VXR_VK_DEVICE(LOAD)

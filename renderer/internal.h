@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include "vxr/renderer.h"
 #include "vxr/scene.h"
@@ -163,11 +164,12 @@ typedef enum vxr_mode {
     VXR_MODES
 } vxr_mode;
 
-/* The octree data of a scene, in three sections (nodes, brick attribute
- * bases, attribute words), each split over chunk buffers of 2^shift
- * elements bound at first .. first + bindings - 1. Each model owns a range
- * of each section with room to grow (renderer/update.c). */
-enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SECTIONS };
+/* The octree data of a scene, in four sections (nodes, brick attribute
+ * bases, attribute words, node colours for the level of detail), each
+ * split over chunk buffers of 2^shift elements bound at first .. first +
+ * bindings - 1. Each model owns a range of each section with room to grow
+ * (renderer/update.c). */
+enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SEC_COLORS, VXR_SECTIONS };
 
 typedef struct vxr_range {
     uint64_t start, count;
@@ -186,7 +188,17 @@ typedef struct vxr_resident {
     uint64_t base[VXR_SECTIONS], cap[VXR_SECTIONS], used[VXR_SECTIONS]; /* elements */
     uint64_t version; /* the model_version uploaded */
     bool placed, empty;
+    /* a live model's node colours as uploaded (host copy): an edit's
+     * update sends only those that changed (vxr_upload_colors) */
+    uint32_t *colors;
+    uint64_t color_count;
 } vxr_resident;
+
+static inline void vxr_resident_drop_colors(vxr_resident *res) {
+    free(res->colors);
+    res->colors = NULL;
+    res->color_count = 0;
+}
 
 /* A Vulkan object that goes once the GPU is done with it: after
  * vxr_renderer_complete(serial) (or destroy). */
@@ -240,6 +252,9 @@ struct vxr_renderer {
      * |origin| + 2^depth (1-norm) over the model records; the beam's
      * slack grows with their magnitude (vxr_renderer_magnitude) */
     float mag_shift, mag_scale, mag_extent;
+    /* the least scale of a visible instance's record, only ever lowered:
+     * how large a cube a level of detail can stop at (traverse.c) */
+    float min_scale;
     uint32_t bvh_nodes;
     float grid_pad[VXR_GRID_LEVELS]; /* vxr_bvh_grid_pad per grid level */
     vxr_section sec[VXR_SECTIONS];
@@ -349,6 +364,9 @@ typedef struct vxr_pipes {
      * pipes_lock */
     VkPipeline light[2][2][VXR_MODE_RAYS];
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
+    /* flat frames and batches at a level of detail, [grid > 1][mode]:
+     * made at their first use, likewise */
+    VkPipeline lod[2][VXR_MODES];
 } vxr_pipes;
 /* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
  * dest (renderer/motion.c). */
@@ -358,6 +376,10 @@ void vxr_motion_identity(float *dest, uint32_t count);
  * 0 the denoiser's (aovs unused), made now when it is the first. */
 vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                               VkPipeline *dest, vxr_error *err);
+/* The pipeline of a flat frame or batch at a level of detail, made now
+ * when it is the first. */
+vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
+                            vxr_error *err);
 static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
                                                vxr_mode mode) {
     return r->pipes->pipeline[grid_level > 0][mode];
@@ -398,7 +420,8 @@ bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);
 void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
 /* Copies elements [start, start + count) of a model's section (zero past
  * its data) into dest. */
-void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t count, void *dest);
+void vxr_model_section(const vxr_octree *m, const uint32_t *palette, int sec, uint64_t start,
+                       uint64_t count, void *dest);
 /* The model table record of model i as placed (zero for a removed one). */
 void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,
                                vxr_gpu_model *dest);

@@ -101,6 +101,10 @@ void vxr_pipelines_destroy(vxr_context *c) {
                         c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][a][m], c->alloc);
         if (c->pipes[i]->denoise)
             c->vk.vkDestroyPipeline(c->device, c->pipes[i]->denoise, c->alloc);
+        for (uint32_t g = 0; g < 2; g++)
+            for (uint32_t m = 0; m < VXR_MODES; m++)
+                if (c->pipes[i]->lod[g][m])
+                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->lod[g][m], c->alloc);
         free(c->pipes[i]);
     }
     free(c->pipes);
@@ -148,6 +152,24 @@ static void spec_map(VkSpecializationMapEntry map[VXR_SPEC_COUNT]) {
     for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
 }
 
+/* Makes *slot, one pipeline of module with spec, unless it is made;
+ * under the context's pipes_lock. */
+static vxr_result lazy_pipeline(vxr_context *c, VkShaderModule module, const vxr_spec *spec,
+                                VkPipeline *slot, vxr_error *err) {
+    if (*slot) return VXR_OK;
+    VkSpecializationMapEntry map[VXR_SPEC_COUNT];
+    spec_map(map);
+    VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof *spec, spec};
+    VkComputePipelineCreateInfo pi = trace_info(c, &si);
+    pi.stage.module = module;
+    vxr_result res = vxr_vk_check(
+        c, err,
+        c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, slot),
+        "vkCreateComputePipelines");
+    if (res != VXR_OK) *slot = VK_NULL_HANDLE;
+    return res;
+}
+
 vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                               VkPipeline *dest, vxr_error *err) {
     vxr_context *c = r->ctx;
@@ -163,20 +185,25 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mo
                            c->vk.vkCreateShaderModule(c->device, &mi, c->alloc, &c->denoise_module),
                            "vkCreateShaderModule");
     }
-    if (!*slot && res == VXR_OK) {
+    if (res == VXR_OK) {
         vxr_spec spec;
         mode_spec(c, &r->pipes->spec, 0, mode, model, aovs, &spec);
-        VkSpecializationMapEntry map[VXR_SPEC_COUNT];
-        spec_map(map);
-        VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof spec, &spec};
-        VkComputePipelineCreateInfo pi = trace_info(c, &si);
-        if (!model) pi.stage.module = c->denoise_module;
-        res = vxr_vk_check(
-            c, err,
-            c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, slot),
-            "vkCreateComputePipelines");
-        if (res != VXR_OK) *slot = VK_NULL_HANDLE;
+        res = lazy_pipeline(c, model ? c->module : c->denoise_module, &spec, slot, err);
     }
+    *dest = *slot;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
+}
+
+vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
+                            vxr_error *err) {
+    vxr_context *c = r->ctx;
+    pthread_mutex_lock(&c->pipes_lock);
+    VkPipeline *slot = &r->pipes->lod[grid_level > 0][mode];
+    vxr_spec spec;
+    mode_spec(c, &r->pipes->spec, grid_level > 0, mode, VXR_LIGHT_FLAT, false, &spec);
+    spec.lod = 1;
+    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
     *dest = *slot;
     pthread_mutex_unlock(&c->pipes_lock);
     return res;
@@ -222,7 +249,7 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
 vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec key = r->spec;
-    key.grid = key.picks = key.rays = key.host = key.beam = key.light = 0;
+    key.grid = key.picks = key.rays = key.host = key.beam = key.light = key.lod = 0;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     for (uint32_t i = 0; i < c->pipes_count; i++)
@@ -268,11 +295,12 @@ VkFormat vxr_binding_format(uint32_t b) {
 
 /* The section a binding belongs to: its first binding. */
 static uint32_t section_of(uint32_t b) {
-    return b == VXR_BIND_MOTION  ? b
-           : b >= VXR_BIND_ATTRS ? VXR_BIND_ATTRS
-           : b >= VXR_BIND_BATTR ? VXR_BIND_BATTR
-           : b >= VXR_BIND_NODES ? VXR_BIND_NODES
-                                 : b;
+    return b == VXR_BIND_MOTION   ? b
+           : b >= VXR_BIND_COLORS ? VXR_BIND_COLORS
+           : b >= VXR_BIND_ATTRS  ? VXR_BIND_ATTRS
+           : b >= VXR_BIND_BATTR  ? VXR_BIND_BATTR
+           : b >= VXR_BIND_NODES  ? VXR_BIND_NODES
+                                  : b;
 }
 
 vxr_result vxr_renderer_bind(vxr_renderer *r, vxr_error *err) {

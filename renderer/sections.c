@@ -1,5 +1,5 @@
 /* Where models live on the GPU: the elements each model needs in the
- * three octree sections, first-fit ranges of a section with room to grow,
+ * four octree sections, first-fit ranges of a section with room to grow,
  * chunk sizes, the model table record of a placed model, and the bounds on
  * coordinates the beam pre-pass takes into account. */
 #include <math.h>
@@ -40,15 +40,19 @@ void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]) {
     need[VXR_SEC_BATTR] = m->node_count ? vxr_octree_battr_count(m) : 0;
     need[VXR_SEC_ATTRS] =
         m->node_count ? ((uint64_t)vxr_octree_attr_count(m) * m->attr_size + 3) / 4 : 0;
+    need[VXR_SEC_COLORS] = m->node_count;
 }
 
-void vxr_model_section(const vxr_octree *m, int sec, uint64_t start, uint64_t count, void *dest) {
+void vxr_model_section(const vxr_octree *m, const uint32_t *palette, int sec, uint64_t start,
+                       uint64_t count, void *dest) {
     uint8_t *out = dest;
     if (!count) return; /* an empty model has no arrays to copy from */
     if (sec == VXR_SEC_NODES) {
         memcpy(out, m->nodes + start, count * sizeof(vxr_node));
     } else if (sec == VXR_SEC_BATTR) {
         memcpy(out, m->brick_attr + start, count * 4);
+    } else if (sec == VXR_SEC_COLORS) {
+        vxr_lod_colors(m, palette, start, count, (uint32_t *)dest);
     } else { /* words of attributes; the last one zero-padded */
         uint64_t bytes = (uint64_t)vxr_octree_attr_count(m) * m->attr_size, at = start * 4;
         uint64_t n = at >= bytes ? 0 : bytes - at < count * 4 ? bytes - at : count * 4;
@@ -67,6 +71,7 @@ void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32
     vxr_gpu_model_record(&s->models[i], (uint32_t)res->base[VXR_SEC_NODES],
                          (uint32_t)res->base[VXR_SEC_BATTR],
                          (uint32_t)(res->base[VXR_SEC_ATTRS] * 4), dest);
+    dest->color_base = (uint32_t)res->base[VXR_SEC_COLORS];
 }
 
 /* First fit; false when no free range holds count. */
@@ -153,6 +158,7 @@ void vxr_renderer_grow_instance(vxr_renderer *r, const vxr_gpu_instance *g) {
     float shift = fabsf(m[3]) + fabsf(m[7]) + fabsf(m[11]);
     if (shift > r->mag_shift) r->mag_shift = shift;
     if (g->scale > r->mag_scale) r->mag_scale = g->scale;
+    if (!(g->flags & VXR_INSTANCE_HIDDEN) && g->scale < r->min_scale) r->min_scale = g->scale;
 }
 
 void vxr_renderer_grow_model(vxr_renderer *r, const vxr_gpu_model *m) {

@@ -124,9 +124,10 @@ static vxr_result ring_alloc(update *u, uint64_t bytes, uint64_t *at) {
 }
 
 /* Records the upload of model m's elements [from, from + count) of
- * section k to elements at .. at + count. */
-vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, const vxr_octree *m,
-                              uint64_t from) {
+ * section k (or, with data, of those elements) to elements at .. at +
+ * count. */
+static vxr_result stage(update *u, int k, uint64_t at, uint64_t count, const vxr_octree *m,
+                        uint64_t from, const void *data) {
     vxr_renderer *r = u->r;
     const vxr_section *sec = &r->sec[k];
     uint64_t bytes = count * sec->elem;
@@ -134,7 +135,10 @@ vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, con
     uint64_t off;
     vxr_result res = ring_alloc(u, bytes, &off);
     if (res != VXR_OK) return res;
-    vxr_model_section(m, k, from, count, (uint8_t *)r->ring.buf.map + off);
+    if (data)
+        memcpy((uint8_t *)r->ring.buf.map + off, data, bytes);
+    else
+        vxr_model_section(m, u->s->palette, k, from, count, (uint8_t *)r->ring.buf.map + off);
     const uint64_t per = 1ull << sec->shift;
     while (count) {
         uint64_t chunk = at >> sec->shift, in = at & (per - 1);
@@ -146,6 +150,38 @@ vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, con
         count -= n;
     }
     u->info->upload_bytes += bytes;
+    return VXR_OK;
+}
+
+vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, const vxr_octree *m,
+                              uint64_t from) {
+    return stage(u, k, at, count, m, from, NULL);
+}
+
+vxr_result vxr_upload_colors(update *u, uint32_t i, const vxr_octree *m, bool all) {
+    vxr_resident *d = &u->r->res[i];
+    const uint64_t n = m->node_count;
+    uint32_t *now = malloc((n ? n : 1) * sizeof *now);
+    if (!now) return vxr_ctx_fail(u->r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
+    vxr_lod_colors(m, u->s->palette, 0, n, now);
+    vxr_result res = VXR_OK;
+    for (uint64_t a = 0; a < n && res == VXR_OK;) {
+        if (!all && a < d->color_count && now[a] == d->colors[a]) {
+            a++;
+            continue;
+        }
+        uint64_t b = a + 1;
+        while (b < n && (all || b >= d->color_count || now[b] != d->colors[b])) b++;
+        res = stage(u, VXR_SEC_COLORS, d->base[VXR_SEC_COLORS] + a, b - a, m, a, now + a);
+        a = b;
+    }
+    if (res != VXR_OK) {
+        free(now);
+        return res;
+    }
+    free(d->colors);
+    d->colors = now;
+    d->color_count = n;
     return VXR_OK;
 }
 

@@ -1,24 +1,64 @@
 /* Recording shaders/trace.comp: a frame (after shaders/beam.comp's
  * pre-pass when the context has it), or a batch of rays. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "internal.h"
+#include "vxr/bvh.h"
 
-/* The push constants every dispatch shares (camera fields zero). */
-static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, vxr_mode mode, vxr_push *p,
-                        VkPipeline *pipeline, vxr_error *err) {
+/* The highest level at which a cube can stop a ray of a frame of cam at a
+ * level of detail k (vxr_lod_stop; 0: none): 2^level * scale < k * t
+ * (or < k, orthographic) holds for no larger cube, every instance's scale
+ * being at least min_scale and every hit's t at most the distance from the
+ * eye to the hierarchy's box (padded for the largest cube), with a margin
+ * far above rounding. The hierarchy's padding and the beam's cells need go
+ * no further (pad: VXR_LOD_MAX_LEVEL's 55 voxels cost terrain frames a
+ * third). Without a camera (ray batches): VXR_LOD_MAX_LEVEL. */
+static uint32_t lod_reach(const vxr_renderer *r, const vxr_camera *cam, float lod) {
+    if (!(lod > 0.0f)) return 0;
+    const vxr_bvh *h = r->bvh;
+    if (!cam || !h || !h->node_count || !(r->min_scale > 0.0f)) return VXR_LOD_MAX_LEVEL;
+    double far = 1.0;
+    if (cam->projection != VXR_PROJECTION_ORTHOGRAPHIC) {
+        const double pad = r->grid_pad[VXR_LOD_MAX_LEVEL];
+        double d2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double a = fabs((double)cam->eye[k] - (h->nodes[0].lo[k] - pad)),
+                   b = fabs((double)cam->eye[k] - (h->nodes[0].hi[k] + pad));
+            d2 += (a > b ? a : b) * (a > b ? a : b);
+        }
+        far = sqrt(d2);
+    }
+    const double footprint = (double)lod * far * 1.01 + 1e-3;
+    uint32_t level = 0;
+    while (level < VXR_LOD_MAX_LEVEL && ldexp(r->min_scale, (int)level + 1) < footprint) level++;
+    return level;
+}
+
+/* The push constants every dispatch shares (camera fields zero); lod, the
+ * level of detail's k (0: none), reach its lod_reach. */
+static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod, uint32_t reach,
+                        vxr_mode mode, vxr_push *p, VkPipeline *pipeline, vxr_error *err) {
     if (grid > VXR_MAX_GRID || (grid & (grid - 1)))
         return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
                             "grid %u is not a power of two from 1 to %u", grid, VXR_MAX_GRID);
+    if (!(lod >= 0.0f && lod < INFINITY))
+        return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
+                            "level of detail %g: it must be 0 or more, and finite", (double)lod);
+    if (lod < FLT_MIN) lod = 0.0f; /* as vxr_pick_ray_lod: no denormal footprints */
     memset(p, 0, sizeof *p);
     p->width = t->width;
     p->height = t->height;
     uint32_t level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
-    p->grid_pad = r->grid_pad[level];
-    p->grid_level = level;
+    /* the hierarchy's boxes reach as far as a level of detail's cubes */
+    if (lod == 0.0f) reach = 0;
+    p->grid_pad = r->grid_pad[level > reach ? level : reach];
+    p->grid_level = level | reach << VXR_REACH_SHIFT;
     p->bvh_nodes = r->bvh_nodes;
-    p->loop_probe = VXR_LOOP_PROBE;
+    p->lod = lod;
+    p->flags = VXR_LOOP_PROBE << VXR_PROBE_SHIFT;
     p->magnitude = vxr_renderer_magnitude(r);
+    if (lod > 0.0f) return vxr_lod_pipeline(r, level, mode, pipeline, err);
     *pipeline = vxr_renderer_pipeline(r, level, mode);
     return VXR_OK;
 }
@@ -184,10 +224,16 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     vxr_mode mode = t->has_picks   ? VXR_MODE_PICKS
                     : t->has_depth ? VXR_MODE_FRAME_HOST
                                    : VXR_MODE_FRAME;
-    res = begin(r, t, f->grid, mode, &p, &pipeline, err);
+    const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
+    /* light frames are of voxels: the level of detail is for flat ones */
+    const float lod = model == VXR_LIGHT_FLAT ? vxr_camera_lod(cam, f->lod).k : 0.0f;
+    if (!(f->lod >= 0.0f && f->lod < INFINITY))
+        return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
+                            "render: level of detail bias %g: it must be 0 or more, and finite",
+                            (double)f->lod);
+    res = begin(r, t, f->grid, lod, lod_reach(r, cam, lod), mode, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     vxr_gpu_frame data;
-    const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
     if (model != VXR_LIGHT_FLAT) {
         if (!t->has_light)
             return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
@@ -216,9 +262,9 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     memcpy(p.depth_w, cam->depth_w, sizeof p.depth_w);
     p.tan_half_fov = cam->tan_half_fov;
     p.aspect = cam->aspect;
-    p.flags = (uint32_t)cam->projection | (cam->reverse_z ? VXR_FRAME_REVERSE_Z : 0u) |
-              (t->has_depth ? VXR_FRAME_DEPTH_OUT : 0u) |
-              (f->depth_in.image ? VXR_FRAME_DEPTH_IN : 0u);
+    p.flags |= (uint32_t)cam->projection | (cam->reverse_z ? VXR_FRAME_REVERSE_Z : 0u) |
+               (t->has_depth ? VXR_FRAME_DEPTH_OUT : 0u) |
+               (f->depth_in.image ? VXR_FRAME_DEPTH_IN : 0u);
     p.offset = t->x | t->y << 16;
 
     /* the host's depth into the target's: after earlier uses of both */
@@ -351,6 +397,11 @@ void vxr_target_blit(vxr_target *t, VkImage dst, VkImageLayout dst_layout, VkCom
 
 vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
                                   VkCommandBuffer cmd, vxr_error *err) {
+    return vxr_renderer_pick_rays_lod(r, q, count, grid, NULL, cmd, err);
+}
+
+vxr_result vxr_renderer_pick_rays_lod(vxr_renderer *r, vxr_rays *q, uint32_t count, uint32_t grid,
+                                      const vxr_lod *lod, VkCommandBuffer cmd, vxr_error *err) {
     vxr_target *t = q->t;
     if (count < 1 || count > t->capacity)
         return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
@@ -358,8 +409,10 @@ vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count, 
                             t->capacity);
     vxr_push p;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    vxr_result res = begin(r, t, grid, VXR_MODE_RAYS, &p, &pipeline, err);
+    vxr_result res = begin(r, t, grid, lod ? lod->k : 0.0f, VXR_LOD_MAX_LEVEL, VXR_MODE_RAYS, &p,
+                           &pipeline, err);
     if (res != VXR_OK) return res;
+    if (lod && lod->fixed) p.flags |= VXR_FRAME_ORTHO; /* a fixed footprint */
     const uint32_t lx = r->ctx->local_x, row = (RAY_ROW + lx - 1) / lx * lx;
     p.width = count < row ? count : row;
     p.height = (count + row - 1) / row;

@@ -142,6 +142,7 @@ static vxr_result plan_models(update *u, todo **list, uint32_t *count, bool *hie
             if (res_i->placed)
                 for (int k = 0; k < VXR_SECTIONS; k++)
                     vxr_range_free(&r->sec[k], res_i->base[k], res_i->cap[k]);
+            vxr_resident_drop_colors(res_i);
             memset(res_i, 0, sizeof *res_i);
         }
     }
@@ -239,7 +240,8 @@ static vxr_result upload_spans(update *u, uint32_t i, const vxr_octree *m,
         if (w0 >= w1) continue;
         res = vxr_upload_section(u, VXR_SEC_ATTRS, d->base[VXR_SEC_ATTRS] + w0, w1 - w0, m, w0);
     }
-    return res;
+    /* an edit changes the colours of every cube above it */
+    return res == VXR_OK ? vxr_upload_colors(u, i, m, false) : res;
 }
 
 /* Uploads what changed of the todo models, and their table records. */
@@ -260,7 +262,10 @@ static vxr_result upload_models(update *u, todo *t, uint32_t n) {
         vxr_model_needs(m, need);
         if (t[j].all) {
             for (int k = 0; k < VXR_SECTIONS && res == VXR_OK; k++)
-                res = vxr_upload_section(u, k, d->base[k], need[k], m, 0);
+                res = k == VXR_SEC_COLORS && m->live
+                          ? vxr_upload_colors(u, i, m, true)
+                          : vxr_upload_section(u, k, d->base[k], need[k], m, 0);
+            if (!m->live) vxr_resident_drop_colors(d);
         } else {
             res = upload_spans(u, i, m, need, at);
         }
@@ -519,10 +524,11 @@ static vxr_result rebind(update *u) {
     uint32_t chunks[VXR_SECTIONS];
     for (int k = 0; k < VXR_SECTIONS; k++) chunks[k] = vxr_section_chunks(&r->sec[k]);
     if (chunks[0] != sp->node_chunks || chunks[1] != sp->battr_chunks ||
-        chunks[2] != sp->attr_chunks) {
+        chunks[2] != sp->attr_chunks || chunks[3] != sp->color_chunks) {
         sp->node_chunks = chunks[0];
         sp->battr_chunks = chunks[1];
         sp->attr_chunks = chunks[2];
+        sp->color_chunks = chunks[3];
         /* the context keeps the old ones: frames in flight may use them */
         if ((res = vxr_renderer_pipelines_make(r, u->err)) != VXR_OK) return res;
     }

@@ -90,10 +90,11 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
         instances = s->instance_count;
     r->model_cap = (uint32_t)models;
     r->instance_cap = (uint32_t)instances;
-    static const uint32_t first[VXR_SECTIONS] = {VXR_BIND_NODES, VXR_BIND_BATTR, VXR_BIND_ATTRS},
+    static const uint32_t first[VXR_SECTIONS] = {VXR_BIND_NODES, VXR_BIND_BATTR, VXR_BIND_ATTRS,
+                                                 VXR_BIND_COLORS},
                           bindings[VXR_SECTIONS] = {VXR_NODE_CHUNKS, VXR_BATTR_CHUNKS,
-                                                    VXR_ATTR_CHUNKS},
-                          elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4};
+                                                    VXR_ATTR_CHUNKS, VXR_COLOR_CHUNKS},
+                          elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4, 4};
     for (int k = 0; k < VXR_SECTIONS; k++)
         r->sec[k] = (vxr_section){
             first[k], bindings[k], elem[k], vxr_chunk_shift(c->max_binding, elem[k], texels),
@@ -105,6 +106,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
     sp->node_shift = r->sec[VXR_SEC_NODES].shift;
     sp->battr_shift = r->sec[VXR_SEC_BATTR].shift;
     sp->attr_shift = r->sec[VXR_SEC_ATTRS].shift;
+    sp->color_shift = r->sec[VXR_SEC_COLORS].shift;
     uint64_t total[VXR_SECTIONS] = {0};
     bool live = false;
     for (uint32_t i = 0; i < s->model_count; i++) {
@@ -115,7 +117,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
             total[k] += s->models[i].live ? need[k] + need[k] / 2 + 64 : need[k];
     }
     static const char *what[VXR_SECTIONS] = {"octree nodes", "brick attribute bases",
-                                             "voxel attributes"};
+                                             "voxel attributes", "node colours"};
     for (int k = 0; k < VXR_SECTIONS; k++) {
         vxr_section *sec = &r->sec[k];
         uint64_t limit = vxr_section_limit(sec, k);
@@ -131,6 +133,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
     sp->node_chunks = vxr_section_chunks(&r->sec[VXR_SEC_NODES]);
     sp->battr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_BATTR]);
     sp->attr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_ATTRS]);
+    sp->color_chunks = vxr_section_chunks(&r->sec[VXR_SEC_COLORS]);
     return VXR_OK;
 }
 
@@ -153,8 +156,16 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "placing model %u", i);
         vxr_resident *res = &r->res[i];
         for (int k = 0; k < VXR_SECTIONS; k++)
-            vxr_model_section(m, k, 0, res->used[k],
+            vxr_model_section(m, s->palette, k, 0, res->used[k],
                               (uint8_t *)host[k] + res->base[k] * r->sec[k].elem);
+        if (m->live) { /* the colours' copy that edits' updates compare with */
+            uint64_t n = res->used[VXR_SEC_COLORS];
+            if (!(res->colors = malloc((n ? n : 1) * 4)))
+                return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
+            memcpy(res->colors, (uint32_t *)host[VXR_SEC_COLORS] + res->base[VXR_SEC_COLORS],
+                   n * 4);
+            res->color_count = n;
+        }
         res->version = s->model_version[i];
         vxr_renderer_model_record(r, s, i, &r->model_rec[i]);
         vxr_renderer_grow_model(r, &r->model_rec[i]);
@@ -170,6 +181,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     vxr_bvh bvh = {0};
     if (!r) return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     r->ctx = c;
+    r->min_scale = INFINITY;
     r->scene = s;
     r->instance_count = s->instance_count;
     r->model_count = s->model_count;
@@ -325,6 +337,7 @@ void vxr_renderer_destroy(vxr_renderer *r) {
         vxr_buf_destroy(c, &r->staging[b]);
     }
     for (int k = 0; k < VXR_SECTIONS; k++) free(r->sec[k].free);
+    for (uint32_t i = 0; r->res && i < r->model_cap; i++) vxr_resident_drop_colors(&r->res[i]);
     free(r->res);
     free(r->model_rec);
     free(r->inst_rec);

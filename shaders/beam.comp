@@ -14,8 +14,9 @@
  * tile (its axis and half-angle cover the tile's corner rays, widened by
  * BEAM_ANGLE for rounding); in an instance's model space it is the cone
  * from the eye's image along the axis's image, with the same angle. Every
- * hit lies in an occupied octree cell of level leaf_level (bricks, or the
- * grid's cubes) that meets the cone (tested with the cell's bounding
+ * hit lies in an occupied octree cell of level leaf_level (bricks, the
+ * grid's cubes, or under a level of detail the largest cubes it can stop
+ * at, VXR_REACH_SHIFT) that meets the cone (tested with the cell's bounding
  * sphere), and a cell at model-space distance m from the eye's image is
  * met only at t >= s m; a subtree whose bound is not below the current
  * minimum is pruned (its hits lie beyond the bound, hence beyond the
@@ -56,7 +57,7 @@ vec3 axis;                 /* the cone's axis (unit) */
 float cos_cone;            /* cos of its widened half-angle */
 float best;                /* the least bound so far */
 uint steps;                /* of BEAM_STEPS */
-uint leaf_level;           /* LEAF_LEVEL: bricks, or the grid's cubes */
+uint leaf_level;           /* bricks, the grid's cubes, or the level of detail's largest */
 uint f_first[VXR_LEVELS];  /* the walk's frames: first child of the cell */
 uint f_state[VXR_LEVELS];  /* mask | next << 8 | eye octant << 12 */
 
@@ -253,7 +254,9 @@ void main() {
     uvec2 tile = gl_GlobalInvocationID.xy;
     if (tile.x >= tiles_x || tile.y >= tiles_y) return;
     e = pc.eye;
-    leaf_level = max(BEAM_LEVEL, pc.grid_level);
+    /* under a level of detail a hit is a cube of up to 2^VXR_LOD_MAX_LEVEL
+     * voxels: it lies in an occupied cell of that level */
+    leaf_level = max(BEAM_LEVEL, max(pc.grid_level & 255u, pc.grid_level >> VXR_REACH_SHIFT));
     steps = 0u;
     /* the corner pixels' rays, as trace.comp computes them */
     uint i0 = tile.x * VXR_BEAM_TILE, j0 = tile.y * VXR_BEAM_TILE;
@@ -280,9 +283,9 @@ void main() {
     /* a cone wider than about 84 degrees gains nothing and is not tested */
     if (cos_cone > 0.1) t = beam_scene();
     /* a device that ends loops early (VXR_PICK_INCOMPLETE) cut this walk
-     * short too: it runs fewer than loop_probe times */
+     * short too: it runs fewer than the probe's times (flags' top byte) */
     uint probe = 0u;
-    for (uint k = 0u; k < pc.loop_probe; k++) probe++;
+    for (uint k = 0u; k < pc.flags >> VXR_PROBE_SHIFT; k++) probe++;
     if (probe != VXR_LOOP_PROBE || !(t > 0.0)) t = 0.0;
     beam[tile.y * tiles_x + tile.x] = min(t, 3.0e38);
 }

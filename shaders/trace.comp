@@ -40,13 +40,16 @@ layout(constant_id = VXR_SPEC_LIGHT) const uint LIGHT = VXR_LIGHT_FLAT;
  * constant, not a flag of the frame: lavapipe runs a block no lane takes
  * under a mask, its stores one lane at a time. */
 layout(constant_id = VXR_SPEC_AOVS) const bool AOVS = false;
+/* Frames and batches at a level of detail (pc.lod > 0) have pipelines of
+ * their own, so that frames at full resolution carry none of its code. */
+layout(constant_id = VXR_SPEC_LOD) const bool LOD = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
 }
 pc;
 /* The voxel pipelines fold the grid level to 0 and compile the grid code out. */
-#define GRID_LEVEL (GRID ? pc.grid_level : 0u)
+#define GRID_LEVEL (GRID ? pc.grid_level & 255u : 0u)
 
 /* No format: the host's image may be RGBA8, BGRA8 or RGBA16F
  * (shaderStorageImageWriteWithoutFormat). */
@@ -79,6 +82,9 @@ layout(set = VXR_SET_TARGET, binding = VXR_BIND_AOV, std430) writeonly buffer Ao
 vec3 O, D; /* model-space origin and direction */
 ivec3 m_origin;
 uint m_depth, m_node_base, m_battr_base, m_attr_base;
+float m_scale;
+/* The frame's footprint (vxr_lod_stop): lod0 + lodt * t, world units. */
+float g_lod0, g_lodt;
 float tmax; /* the best hit so far: cells beyond it are pruned, ties kept */
 /* The tile's beam distance (BEAM; else 0): no hit of this ray lies before
  * it, so a cell the ray leaves before it holds no hit and is not entered.
@@ -92,9 +98,12 @@ ivec3 l_skip_lo;
 bool m_skip = false, l_any = false;
 bool l_glass = false; /* a path's ray through glass: glass voxels hold no hit */
 
-/* A hit inside one octree, model space (pick.c's cell_hit). */
+/* A hit inside one octree, model space (pick.c's cell_hit). h_level
+ * above the grid's: a cube the level of detail stopped at, h_attr its node
+ * instead of an attribute: its colour is looked up for the nearest hit
+ * alone. */
 ivec3 h_lo;
-uint h_attr;
+uint h_attr, h_level;
 float h_t;
 int h_axis;
 
@@ -142,6 +151,11 @@ float emit_of(uint attr) {
     return uintBitsToFloat(material_word(attr, 3u));
 }
 
+/* The colour (RGBA8) of attribute attr. */
+uint color_of(uint attr) {
+    return ATTR_SIZE == 1u ? FETCH(palette, attr).x : attr;
+}
+
 /* The attribute of the first voxel (Morton order) under a node. */
 uint first_attr(uint level, uint node, uint octant) {
     uint voxel_octant = 0u;
@@ -182,6 +196,7 @@ bool trace_large_grid() {
         h_t = t0;
         h_axis = s.tenter < 0.0 ? -1 : s.axis;
         h_attr = attr;
+        h_level = GRID_LEVEL;
         found = true;
     }
     return found;
@@ -236,7 +251,7 @@ bool trace_octree() {
     }
     bool advance = false, found = false;
     precise float hit_t = 0.0;
-    int hit_axis = -1;
+    int hit_axis = -1, hit_level = 0;
     ivec3 hit_lo = ivec3(0);
     uint hit_node = 0u, hit_octant = 0u, hit_voxel = 0u;
     /* One step: if the last child was absent or missed, move to the next
@@ -275,8 +290,15 @@ bool trace_octree() {
         if (LIGHT == VXR_LIGHT_PATH && l_glass && enter && level == 1 &&
             material_of(read_attr(cnode, coct * 8u + child)).x == VXR_MATERIAL_GLASS)
             enter = false;
-        if (enter && uint(level - 1) == GRID_LEVEL) {
+        /* the level of detail: a cube of 2^VXR_LOD_MIN_LEVEL to
+         * 2^VXR_LOD_MAX_LEVEL voxels under the footprint holds the hit */
+        bool coarse = LOD && level > int(VXR_LOD_MIN_LEVEL) &&
+                      level <= int(VXR_LOD_MAX_LEVEL) + 1 &&
+                      uint(level - 1) > GRID_LEVEL &&
+                      vxr_lod_stop(float(half_), m_scale, g_lod0, g_lodt, t0);
+        if (enter && (uint(level - 1) == GRID_LEVEL || coarse)) {
             found = true;
+            hit_level = level - 1;
             hit_t = t0;
             hit_axis = s.tenter < 0.0 ? -1 : s.axis;
             hit_lo = clo;
@@ -298,8 +320,12 @@ bool trace_octree() {
     h_lo = hit_lo;
     h_t = hit_t;
     h_axis = hit_axis;
-    h_attr = GRID_LEVEL == 0u ? read_attr(hit_node, hit_octant * 8u + hit_voxel)
-                              : first_attr(GRID_LEVEL, hit_node, hit_octant);
+    h_level = uint(hit_level);
+    if (LOD && h_level > GRID_LEVEL)
+        h_attr = hit_node;
+    else
+        h_attr = GRID_LEVEL == 0u ? read_attr(hit_node, hit_octant * 8u + hit_voxel)
+                                  : first_attr(GRID_LEVEL, hit_node, hit_octant);
     return true;
 }
 
@@ -309,19 +335,25 @@ vec3 ro, rd; /* world ray */
 float best_t;
 uint best_i;
 ivec3 best_lo;
-uint best_attr;
+uint best_attr, best_level;
 int best_axis;
 vec3 best_O, best_D;
 bool incomplete; /* the walk could not finish (VXR_PICK_INCOMPLETE) */
+
+/* The model of instance i. */
+uint model_of(uint i) {
+    return FETCH(instances, VXR_INSTANCE_TEXELS * i + VXR_INSTANCE_MIN).w;
+}
 
 void trace_instance(uint i) {
     vec4 w2l[3] = vec4[3](instance_texel(i, VXR_INSTANCE_TO_LOCAL),
                           instance_texel(i, VXR_INSTANCE_TO_LOCAL + 1u),
                           instance_texel(i, VXR_INSTANCE_TO_LOCAL + 2u));
-    uint model = FETCH(instances, VXR_INSTANCE_TEXELS * i + VXR_INSTANCE_MIN).w;
+    uint model = model_of(i);
     uvec4 origin = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_ORIGIN),
-          bases = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_BASES),
-          counts = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_COUNTS);
+          bases = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_BASES);
+    uint nodes = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_COUNTS).x;
+    if (LOD) m_scale = instance_texel(i, VXR_INSTANCE_MISC).x;
     vxr_affine_point(w2l, ro, O);
     vxr_affine_dir(w2l, rd, D);
     m_origin = ivec3(origin.xyz);
@@ -331,12 +363,13 @@ void trace_instance(uint i) {
     m_attr_base = bases.w;
     m_skip = LIGHT != VXR_LIGHT_FLAT && i == l_skip_i;
     tmax = best_t;
-    if (counts.x == 0u || !trace_octree()) return;
+    if (nodes == 0u || !trace_octree()) return;
     if (h_t > best_t || (h_t == best_t && i > best_i)) return;
     best_t = h_t;
     best_i = i;
     best_lo = h_lo;
     best_attr = h_attr;
+    best_level = h_level;
     best_axis = h_axis;
     best_O = O;
     best_D = D;
@@ -636,6 +669,9 @@ void main() {
     }
     incomplete = false;
     t_beam = 0.0;
+    bool ortho = (pc.flags & VXR_FRAME_PROJECTION) == VXR_FRAME_ORTHO;
+    g_lod0 = ortho ? pc.lod : 0.0;
+    g_lodt = ortho ? 0.0 : pc.lod;
     if (BEAM && !RAYS && (pc.flags & VXR_FRAME_BEAM) != 0u) {
         uint tiles_x = (pc.width + VXR_BEAM_TILE - 1u) / VXR_BEAM_TILE;
         t_beam = beam[(px.y / VXR_BEAM_TILE) * tiles_x + px.x / VXR_BEAM_TILE];
@@ -653,16 +689,20 @@ void main() {
     }
     trace_scene(pc.grid_pad, t_limit);
     /* A device that ends loops early (VXR_PICK_INCOMPLETE) has cut this
-     * loop short too: it runs fewer than loop_probe times. */
+     * loop short too: it runs fewer than the probe's times (flags' top byte). */
     uint probe = 0u;
-    for (uint i = 0u; i < pc.loop_probe; i++) probe++;
+    for (uint i = 0u; i < pc.flags >> VXR_PROBE_SHIFT; i++) probe++;
     incomplete = incomplete || probe != VXR_LOOP_PROBE;
 
     bool hit = best_i != VXR_PICK_MISS;
     int face = -1;
     uint color = 0u;
+    /* a level of detail's cube: its colour, now that it is the nearest hit */
+    if (LOD && hit && best_level > GRID_LEVEL)
+        best_attr = color_at(FETCH(models, VXR_MODEL_TEXELS * model_of(best_i) + VXR_MODEL_LOD).x +
+                             best_attr);
     if (hit) {
-        color = ATTR_SIZE == 1u ? FETCH(palette, best_attr).x : best_attr;
+        color = LOD && best_level > GRID_LEVEL ? best_attr : color_of(best_attr);
         face = vxr_entry_face(best_axis, best_axis < 0 ? 0.0 : best_D[best_axis]);
     }
     if (PICKS) {
@@ -670,10 +710,10 @@ void main() {
         p.a = uvec4(VXR_PICK_MISS, 0u, 0u, 0u);
         p.b = uvec4(0u);
         if (hit) {
-            uint corner_edge = vxr_nearest_corner_edge(best_lo, GRID_LEVEL, best_O, best_D, best_t,
+            uint corner_edge = vxr_nearest_corner_edge(best_lo, best_level, best_O, best_D, best_t,
                                                        face);
             p.a = uvec4(best_i, uvec3(best_lo));
-            p.b = uvec4(floatBitsToUint(best_t), vxr_pick_shape(GRID_LEVEL, face, corner_edge),
+            p.b = uvec4(floatBitsToUint(best_t), vxr_pick_shape(best_level, face, corner_edge),
                         color, VXR_PICK_HIT);
         }
         if (incomplete) p.b.w |= VXR_PICK_INCOMPLETE;

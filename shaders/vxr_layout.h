@@ -127,12 +127,23 @@ typedef uint32_t vxr_uint;
 /* ---- formats and limits ---- */
 
 #define VXR_BLOB_MAGIC   0x42525856u /* "VXRB" little-endian */
-#define VXR_BLOB_VERSION 2u
-#define VXR_BRICK_LEVEL  2u  /* level of the brick nodes (4^3 voxels) */
-#define VXR_MIN_DEPTH    2u  /* an octree is at least one brick */
-#define VXR_MAX_DEPTH    21u /* 2^21 voxels per axis: Morton keys fit 63 bits */
-#define VXR_LEVELS       22u /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
+#define VXR_BLOB_VERSION 3u          /* 3: the model record has a fourth texel */
+#define VXR_BRICK_LEVEL  2u          /* level of the brick nodes (4^3 voxels) */
+#define VXR_MIN_DEPTH    2u          /* an octree is at least one brick */
+#define VXR_MAX_DEPTH    21u         /* 2^21 voxels per axis: Morton keys fit 63 bits */
+#define VXR_LEVELS       22u         /* levels 0 .. VXR_MAX_DEPTH: one traversal frame each */
 #define VXR_PALETTE_SIZE 256u
+/* Level of detail (DESIGN.md §5, "Level of detail"): a ray may stop at an
+ * occupied cube of 2^k voxels, VXR_LOD_MIN_LEVEL <= k <= VXR_LOD_MAX_LEVEL,
+ * below the root, whose world edge is below the footprint (vxr_lod_stop).
+ * Its colour is the mean of its occupied children's colours, per RGBA
+ * channel, rounded (vxr_lod_mean); a voxel's is its palette colour. The
+ * lower bound makes every such cube a node (a brick or above), whose
+ * colour is one fetch; the upper one keeps it within
+ * 2^VXR_LOD_MAX_LEVEL - 1 voxels of the voxels it holds, which the
+ * hierarchy's boxes are padded by (vxr_bvh_grid_pad). */
+#define VXR_LOD_MIN_LEVEL 2u
+#define VXR_LOD_MAX_LEVEL 5u
 /* Materials (vxr_material), per palette entry: the palette binding holds
  * the 256 colours, then 4 words per entry from VXR_MATERIALS_AT: kind,
  * roughness, index of refraction, emission (float bits). */
@@ -208,7 +219,10 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_BEAM         13 /* frames read a start distance per tile (shaders/beam.comp) */
 #define VXR_SPEC_LIGHT        14 /* VXR_LIGHT_*: the frame's light model */
 #define VXR_SPEC_AOVS         15 /* light frames write the per-pixel outputs */
-#define VXR_SPEC_COUNT        16
+#define VXR_SPEC_COLOR_CHUNKS 16 /* likewise the node colours (level of detail) */
+#define VXR_SPEC_COLOR_SHIFT  17
+#define VXR_SPEC_LOD          18 /* the walk may stop at coarser cubes (push constant lod) */
+#define VXR_SPEC_COUNT        19
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -226,7 +240,9 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_ATTRS     13 /* r32ui words, VXR_ATTR_CHUNKS bindings */
 #define VXR_ATTR_CHUNKS    8  /* about 1 byte per voxel, against well under half of structure */
 #define VXR_BIND_MOTION    21 /* rgba32ui, VXR_MOTION_TEXELS per instance */
-#define VXR_SCENE_BINDINGS 22
+#define VXR_BIND_COLORS    22 /* r32ui RGBA8 per node (level of detail), VXR_COLOR_CHUNKS */
+#define VXR_COLOR_CHUNKS   4
+#define VXR_SCENE_BINDINGS 26
 /* Per instance, the rows of the affine map from a world point now to where
  * it was at the renderer's update before the last (identity for instances
  * that did not move in the last update): motion vectors. */
@@ -267,12 +283,13 @@ typedef uint32_t vxr_uint;
 #define VXR_BEAM_TILE 8u
 
 /* Tables in texels of 16 bytes, and the texel of each field. */
-#define VXR_MODEL_TEXELS 3u
+#define VXR_MODEL_TEXELS 4u
 #define VXR_MODEL_ORIGIN 0u /* xyz origin (int bits), w depth */
 #define VXR_MODEL_BASES                                                                            \
     1u /* x node base, y first brick, z brick_attr base - offset, w attr base                      \
         */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
+#define VXR_MODEL_LOD         3u /* x node colour base (0 in a blob, which has none) */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
 #define VXR_INSTANCE_TO_WORLD 3u /* 3 rows of the local-to-world affine */
@@ -299,13 +316,13 @@ typedef uint32_t vxr_uint;
     vxr_uint width;                                                                                \
     vxr_uint height;                                                                               \
     vxr_uint bvh_nodes;                                                                            \
-    vxr_uint ray_count;  /* a batch's rays; a light frame's dispatch: its first sample */          \
-    vxr_uint loop_probe; /* VXR_LOOP_PROBE: detects a device's loop limit */                       \
+    vxr_uint ray_count; /* a batch's rays; a light frame's dispatch: its first sample */           \
+    float lod;          /* the footprint's scale (vxr_lod.k; 0: full resolution) */                \
     VXR_VEC4(depth_z);                                                                             \
     VXR_VEC4(depth_w);                                                                             \
-    vxr_uint flags;      /* VXR_FRAME_* */                                                         \
+    vxr_uint flags;      /* VXR_FRAME_*, VXR_LOOP_PROBE << VXR_PROBE_SHIFT */                      \
     vxr_uint offset;     /* the target's rectangle in its image: x | y << 16 */                    \
-    vxr_uint grid_level; /* log2 of the grid N (pipelines with VXR_SPEC_GRID) */                   \
+    vxr_uint grid_level; /* log2 of the grid N | the lod's reach << VXR_REACH_SHIFT */             \
     float magnitude;     /* bounds |translation| + scale * model extent (beam.comp's slack) */
 
 /* Push-constant flags: the camera's projection, depth and colour. */
@@ -317,6 +334,12 @@ typedef uint32_t vxr_uint;
 #define VXR_FRAME_DEPTH_OUT   8u  /* write each pixel's depth */
 #define VXR_FRAME_DEPTH_IN    16u /* read the host's depth first: keep what is nearer */
 #define VXR_FRAME_BEAM        32u /* the beam pass wrote this frame's start distances */
+#define VXR_PROBE_SHIFT       24u /* flags' top byte: the loop probe (VXR_LOOP_PROBE) */
+/* grid_level's second byte: the largest level a cube can stop a ray of
+ * the frame at under its level of detail (at most VXR_LOD_MAX_LEVEL; the
+ * hierarchy's padding, grid_pad, covers it; beam.comp's cells are that
+ * large). */
+#define VXR_REACH_SHIFT 8u
 
 /* Light models (the LIGHT specialisation constant, vxr_light.model). */
 #define VXR_LIGHT_FLAT 0u /* palette colour times one fixed directional term */
@@ -375,6 +398,7 @@ typedef struct vxr_gpu_model {
     uint32_t depth;
     uint32_t node_base, brick_base, brick_attr_base, attr_base;
     uint32_t node_count, brick_count, voxel_count, attr_size;
+    uint32_t color_base, reserved[3];
 } vxr_gpu_model;
 
 typedef struct vxr_gpu_instance {
@@ -427,6 +451,7 @@ typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
     uint32_t attr_size, grid, picks, rays, host, beam, light, aovs;
+    uint32_t color_chunks, color_shift, lod;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
@@ -440,6 +465,7 @@ VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, node_base, VXR_MODEL_BASES, 0), "mode
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, attr_base, VXR_MODEL_BASES, 3), "model bases");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, node_count, VXR_MODEL_COUNTS, 0), "model counts");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, brick_count, VXR_MODEL_COUNTS, 1), "model counts");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, color_base, VXR_MODEL_LOD, 0), "model colour base");
 VXR_STATIC_ASSERT(sizeof(vxr_gpu_instance) == 16 * VXR_INSTANCE_TEXELS, "instance stride");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, local_to_world, VXR_INSTANCE_TO_WORLD, 0),
                   "instance rows");
@@ -467,12 +493,15 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, beam) == 4 * VXR_SPEC_BEAM &&
                       offsetof(vxr_spec, light) == 4 * VXR_SPEC_LIGHT &&
                       offsetof(vxr_spec, aovs) == 4 * VXR_SPEC_AOVS &&
+                      offsetof(vxr_spec, color_shift) == 4 * VXR_SPEC_COLOR_SHIFT &&
+                      offsetof(vxr_spec, lod) == 4 * VXR_SPEC_LOD &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
                       VXR_BIND_ATTRS == VXR_BIND_BATTR + VXR_BATTR_CHUNKS &&
                       VXR_BIND_MOTION == VXR_BIND_ATTRS + VXR_ATTR_CHUNKS &&
-                      VXR_SCENE_BINDINGS == VXR_BIND_MOTION + 1,
+                      VXR_BIND_COLORS == VXR_BIND_MOTION + 1 &&
+                      VXR_SCENE_BINDINGS == VXR_BIND_COLORS + VXR_COLOR_CHUNKS,
                   "scene bindings in sequence");
 VXR_STATIC_ASSERT(VXR_LEVELS == VXR_MAX_DEPTH + 1, "a frame per level");
 VXR_STATIC_ASSERT(VXR_BVH_STACK >= VXR_BVH_MAX_DEPTH + 1, "the walk's stack holds any hierarchy");

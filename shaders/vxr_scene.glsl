@@ -1,7 +1,7 @@
 /* vxr_scene.glsl: the scene as the compute shaders read it (GLSL only):
  * the specialisation constants of the split, descriptor set 0 and the
- * fetches of nodes, brick attribute bases, attribute words, instances and
- * the instance hierarchy. Included by trace.comp and beam.comp; the
+ * fetches of nodes, brick attribute bases, attribute words, node colours,
+ * instances and the instance hierarchy. Included by trace.comp and beam.comp; the
  * interface itself is vxr_layout.h's.
  *
  * Scene data comes as uniform texel buffers: lavapipe fetches texels with
@@ -20,6 +20,8 @@ layout(constant_id = VXR_SPEC_BATTR_SHIFT) const uint BATTR_SHIFT = 25u;
 layout(constant_id = VXR_SPEC_ATTR_CHUNKS) const uint ATTR_CHUNKS = 1u;
 layout(constant_id = VXR_SPEC_ATTR_SHIFT) const uint ATTR_SHIFT = 25u;
 layout(constant_id = VXR_SPEC_ATTR_SIZE) const uint ATTR_SIZE = 1u;
+layout(constant_id = VXR_SPEC_COLOR_CHUNKS) const uint COLOR_CHUNKS = 1u;
+layout(constant_id = VXR_SPEC_COLOR_SHIFT) const uint COLOR_SHIFT = 25u;
 
 #define SCENE(b) layout(set = VXR_SET_SCENE, binding = b) uniform usamplerBuffer
 SCENE(VXR_BIND_MODELS) models;
@@ -44,6 +46,10 @@ SCENE(VXR_BIND_ATTRS + 5) attrs5;
 SCENE(VXR_BIND_ATTRS + 6) attrs6;
 SCENE(VXR_BIND_ATTRS + 7) attrs7;
 SCENE(VXR_BIND_MOTION) motion_maps;
+SCENE(VXR_BIND_COLORS + 0) colors0;
+SCENE(VXR_BIND_COLORS + 1) colors1;
+SCENE(VXR_BIND_COLORS + 2) colors2;
+SCENE(VXR_BIND_COLORS + 3) colors3;
 
 #define FETCH(tb, i) texelFetch(tb, int(i))
 
@@ -60,6 +66,7 @@ SCENE(VXR_BIND_MOTION) motion_maps;
     }
 CHUNKED4(uvec2, node_at, NODE_CHUNKS, NODE_SHIFT, nodes0, nodes1, nodes2, nodes3, xy)
 CHUNKED4(uint, battr_at, BATTR_CHUNKS, BATTR_SHIFT, battr0, battr1, battr2, battr3, x)
+CHUNKED4(uint, color_at, COLOR_CHUNKS, COLOR_SHIFT, colors0, colors1, colors2, colors3, x)
 
 /* Attribute words: up to eight chunks. */
 #define ATTR_CHUNK(k, b) case k: return FETCH(b, j).x;

@@ -302,4 +302,21 @@ VXR_FN vxr_uint vxr_pick_shape(vxr_uint level, int face, vxr_uint corner_edge) {
     return level | (VXR_U(face) & 255u) << 8u | corner_edge << 16u;
 }
 
+/* Level of detail (vxr_layout.h): whether a cube of edge `size` in model
+ * units, of an instance of scale `scale`, entered at t0, stops the walk:
+ * its world edge is below the footprint lod0 + lodt * t0 (a perspective
+ * frame's lod0 is 0, an orthographic one's lodt; both 0: never). */
+VXR_FN bool vxr_lod_stop(float size, float scale, float lod0, float lodt, float t0) {
+    VXR_PRECISE float edge = size * scale;
+    VXR_PRECISE float footprint = lod0 + lodt * t0;
+    return edge < footprint;
+}
+
+/* The rounded mean of n > 0 colours whose channels (RGBA8, red low) sum
+ * to r, g, b, a: a cube's colour from its occupied children's. */
+VXR_FN vxr_uint vxr_lod_mean(vxr_uint r, vxr_uint g, vxr_uint b, vxr_uint a, vxr_uint n) {
+    vxr_uint h = n / 2u;
+    return (r + h) / n | ((g + h) / n) << 8 | ((b + h) / n) << 16 | ((a + h) / n) << 24;
+}
+
 #endif

@@ -231,10 +231,17 @@ static bool run_scene(vxr_context *ctx, cli_gpu *g, const char *name, vxr_scene 
             sl->cam[j].height = H;
             vxr_camera_setup(&sl->cam[j]);
             sl->grid[j] = (step + j) % 5 == 4 ? 4 : 1;
+            /* every third frame at a level of detail: the node colours
+             * of edited models follow their edits */
+            const float lod = (step + j) % 3 == 1 ? 3.0f : 0.0f;
             vxr_renderer *by = u.r2 && j == 1 ? u.r2 : u.r;
-            CHECK(vxr_renderer_render(by, sl->target[j], &sl->cam[j], sl->grid[j], sl->cmd, NULL) ==
-                  VXR_OK);
-            expect_picks(s, &sl->cam[j], sl->grid[j], sl->expect[j]);
+            const vxr_frame fr = {.camera = &sl->cam[j],
+                                  .grid = sl->grid[j],
+                                  .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                                  .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                                  .lod = lod};
+            CHECK(vxr_renderer_render_frame(by, sl->target[j], &fr, sl->cmd, NULL) == VXR_OK);
+            expect_picks_lod(s, &sl->cam[j], sl->grid[j], lod, sl->expect[j]);
         }
         CHECK(vkEndCommandBuffer(sl->cmd) == VK_SUCCESS);
         VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,

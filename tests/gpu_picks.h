@@ -9,9 +9,11 @@
 #include "vxr/pick.h"
 #include "vxr_test.h"
 
-/* The CPU picks of every pixel of cam, for the scene as it is now. */
-static inline void expect_picks(const vxr_scene *s, const vxr_camera *cam, uint32_t grid,
-                                vxr_pick *dest) {
+/* The CPU picks of every pixel of cam, for the scene as it is now, at a
+ * level of detail's bias (0: voxels; vxr_frame.lod). */
+static inline void expect_picks_lod(const vxr_scene *s, const vxr_camera *cam, uint32_t grid,
+                                    float bias, vxr_pick *dest) {
+    const vxr_lod lod = vxr_camera_lod(cam, bias);
     vxr_picker *p = NULL;
     CHECK(vxr_picker_create(s, &p) == VXR_OK);
     if (!p) return;
@@ -19,9 +21,14 @@ static inline void expect_picks(const vxr_scene *s, const vxr_camera *cam, uint3
         for (uint32_t i = 0; i < cam->width; i++) {
             vxr_ray ray;
             vxr_camera_ray(cam, i, j, &ray);
-            vxr_pick_ray(p, &ray, grid, &dest[(size_t)j * cam->width + i]);
+            vxr_pick_ray_lod(p, &ray, grid, &lod, &dest[(size_t)j * cam->width + i]);
         }
     vxr_picker_destroy(p);
+}
+
+static inline void expect_picks(const vxr_scene *s, const vxr_camera *cam, uint32_t grid,
+                                vxr_pick *dest) {
+    expect_picks_lod(s, cam, grid, 0.0f, dest);
 }
 
 /* A GPU record against a CPU pick: every field the record carries. */

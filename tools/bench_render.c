@@ -108,6 +108,11 @@ int cmd_bench_render(int argc, char **argv) {
     dd.light = lit;
     dd.aovs = lit && a.light.denoise;
     vxr_frame lf = {.camera = &a.cam, .light = light, .denoise = a.light.denoise};
+    vxr_frame flat = {.camera = &a.cam,
+                      .grid = a.grid,
+                      .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                      .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                      .lod = a.lod};
     if (r == VXR_OK && (r = cli_gpu_begin(&gpu, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &td, &target, &err)) == VXR_OK &&
         (r = vxr_target_create(gpu.ctx, &dd, &depth_target, &err)) == VXR_OK)
@@ -131,9 +136,8 @@ int cmd_bench_render(int argc, char **argv) {
         if ((r = cli_gpu_begin(&gpu, &err)) != VXR_OK) break;
         vkCmdResetQueryPool(gpu.cmd, qp, 0, 2);
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
-        if ((r = depth && lit ? vxr_renderer_render_frame(ren, depth_target, &lf, gpu.cmd, &err)
-                              : vxr_renderer_render(ren, depth ? depth_target : target, &a.cam,
-                                                    a.grid, gpu.cmd, &err)) != VXR_OK)
+        if ((r = vxr_renderer_render_frame(ren, depth ? depth_target : target,
+                                           depth && lit ? &lf : &flat, gpu.cmd, &err)) != VXR_OK)
             break;
         vkCmdWriteTimestamp(gpu.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 1);
         double t0 = cli_now();
@@ -197,6 +201,7 @@ int cmd_bench_render(int argc, char **argv) {
                    update_ms[UPDATES / 2], extra_ms);
             cli_print_json_string(stdout, gpu.info.device_name);
             printf("\"");
+            if (a.lod > 0.0f) printf(",\"lod\":%g", (double)a.lod);
             if (lit)
                 printf(",\"light\":\"%s\",\"samples\":%u,\"denoise\":%s,\"light_ms\":%.3f,"
                        "\"light_over_flat\":%.3f",
@@ -223,6 +228,8 @@ int cmd_bench_render(int argc, char **argv) {
                    a.scene, a.cam.width, a.cam.height, gpu.info.device_name, median, frames, mrays,
                    depth_median, 100.0 * (depth_median / median - 1.0), upload_ms,
                    update_ms[UPDATES / 2], extra_ms);
+            if (a.lod > 0.0f)
+                printf("  level of detail: bias %g pixels (flat frames)\n", (double)a.lod);
             if (lit)
                 printf("  light %s, %u samples%s: %.3f ms per frame, %.2fx the flat frame "
                        "(alternating; the depth figure above is this frame's)\n",

@@ -18,14 +18,19 @@ typedef struct bench_frame {
 
 /* One frame: residency around cam's eye, the renderer's update, the frame. */
 static vxr_result frame(vxr_world *w, cli_gpu *gpu, vxr_renderer *ren, vxr_target *target,
-                        const vxr_camera *cam, vxr_world_status *st, bench_frame *f,
+                        const vxr_camera *cam, float lod, vxr_world_status *st, bench_frame *f,
                         vxr_error *err) {
     const double t0 = cli_now();
     vxr_update_info info = {0};
     vxr_result r = vxr_world_update(w, cam->eye, st, err);
     if (r == VXR_OK) r = cli_gpu_begin(gpu, err);
     if (r == VXR_OK) r = vxr_renderer_update(ren, vxr_world_scene(w), gpu->cmd, &info, err);
-    if (r == VXR_OK) r = vxr_renderer_render(ren, target, cam, 1, gpu->cmd, err);
+    const vxr_frame fr = {.camera = cam,
+                          .grid = 1,
+                          .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                          .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                          .lod = lod};
+    if (r == VXR_OK) r = vxr_renderer_render_frame(ren, target, &fr, gpu->cmd, err);
     if (r == VXR_OK) r = cli_gpu_submit(gpu, err);
     f->ms = 1e3 * (cli_now() - t0);
     f->upload = info.upload_bytes;
@@ -35,7 +40,7 @@ static vxr_result frame(vxr_world *w, cli_gpu *gpu, vxr_renderer *ren, vxr_targe
 int cmd_bench_world(int argc, char **argv) {
     const char *path = NULL, *cams_path = NULL;
     uint32_t width = 640, height = 360;
-    float distance = 0;
+    float distance = 0, lod = CLI_LOD_WORLD;
     uint64_t budget = 0;
     bool json = false, validate = false;
     for (int i = 0; i < argc; i++) {
@@ -53,6 +58,8 @@ int cmd_bench_world(int argc, char **argv) {
             if (cli_parse_float(argv[++i], &distance) != CLI_NUMBER_OK || !(distance > 0))
                 return cli_usage("bench world: --view-distance takes world units > 0, not '%s'",
                                  CLI_SHOWN(v));
+        } else if (!strcmp(o, "--lod") && v) {
+            if (!cli_lod_arg("bench world", argv[++i], &lod)) return EXIT_USAGE;
         } else if (!strcmp(o, "--budget") && v) {
             if (!cli_parse_bytes(argv[++i], &budget))
                 return cli_usage("bench world: --budget takes bytes (a K, M or G suffix "
@@ -62,13 +69,13 @@ int cmd_bench_world(int argc, char **argv) {
             path = o;
         } else {
             return cli_usage("bench world: expected WORLD --path FILE [--size WxH] "
-                             "[--view-distance D] [--budget BYTES] [--json], not '%s'",
+                             "[--view-distance D] [--budget BYTES] [--lod BIAS] [--json], not '%s'",
                              CLI_SHOWN(o));
         }
     }
     if (!path || !cams_path)
         return cli_usage("bench world: expected WORLD --path FILE [--size WxH] "
-                         "[--view-distance D] [--budget BYTES] [--json]");
+                         "[--view-distance D] [--budget BYTES] [--lod BIAS] [--json]");
     if (strncmp(path, "@terrain:", 9) && (path[0] == '@' || !vxr_is_world(path)))
         return cli_usage("bench world: %s is not a world (vxr world build writes one; "
                          "@terrain:N is generated)",
@@ -126,7 +133,7 @@ int cmd_bench_world(int argc, char **argv) {
             break;
         }
         if (cli_progress(json)) fprintf(stderr, "frame %zu of %zu\r", k + 1, n);
-        r = frame(w, &gpu, ren, target, &cam, &st, &f[k], &err);
+        r = frame(w, &gpu, ren, target, &cam, lod, &st, &f[k], &err);
         vxr_context_memory(gpu.ctx, &mem);
         if (json && r == VXR_OK)
             printf("{\"frame\":%zu,\"ms\":%.3f,\"resident_bytes\":%llu,\"gpu_bytes\":%llu,"
@@ -146,7 +153,7 @@ int cmd_bench_world(int argc, char **argv) {
     bench_frame extra;
     /* (a view the budget leaves incomplete asks for nothing more: it ends) */
     while (r == VXR_OK && st.loading && cli_now() - stop < COMPLETE_SECONDS)
-        r = frame(w, &gpu, ren, target, &cam, &st, &extra, &err);
+        r = frame(w, &gpu, ren, target, &cam, lod, &st, &extra, &err);
     const double complete = cli_now() - stop;
     if (cli_progress(json)) fprintf(stderr, "\033[K");
     if (r == VXR_OK && status == EXIT_OK) {
@@ -162,17 +169,17 @@ int cmd_bench_world(int argc, char **argv) {
             printf("{\"frames\":%zu,\"worst_ms\":%.3f,\"median_ms\":%.3f,\"peak_rss_bytes\":%llu,"
                    "\"complete_after_stop_s\":%.3f,\"complete\":%s,\"chunks\":%u,"
                    "\"view_distance\":%g,\"budget\":%llu,\"made_voxels\":%llu,"
-                   "\"made_s\":%.3f,\"worker_mvox_s\":%.2f}\n",
+                   "\"made_s\":%.3f,\"worker_mvox_s\":%.2f,\"lod\":%g}\n",
                    n, sorted[n - 1], sorted[n / 2], rss, complete, done ? "true" : "false",
                    st.chunks, (double)st.view_distance, (unsigned long long)budget,
-                   (unsigned long long)st.made_voxels, st.made_seconds, mvox_s);
+                   (unsigned long long)st.made_voxels, st.made_seconds, mvox_s, (double)lod);
         else
             printf("%zu frames: median %.2f ms, worst %.2f ms; peak resident memory %llu "
                    "bytes; the view complete %.3f s after the stop%s; loaders %.1f Mvoxels/s "
-                   "(%llu voxels in %.2f thread-seconds)\n",
+                   "(%llu voxels in %.2f thread-seconds); level of detail bias %g\n",
                    n, sorted[n / 2], sorted[n - 1], rss, complete,
                    done ? "" : " (not complete: over the budget or timed out)", mvox_s,
-                   (unsigned long long)st.made_voxels, st.made_seconds);
+                   (unsigned long long)st.made_voxels, st.made_seconds, (double)lod);
     }
     if (r != VXR_OK) status = cli_fail(path, r, &err);
     free(f);

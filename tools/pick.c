@@ -30,14 +30,16 @@ static vxr_result gpu_upload(gpu_picker *g, const vxr_scene *s, vxr_error *err) 
 
 /* Picks n rays in batches; *seconds grows by the submit-and-wait time. */
 static vxr_result gpu_pick(gpu_picker *g, const vxr_scene *s, const vxr_ray *rays, size_t n,
-                           uint32_t grid, vxr_pick *dest, double *seconds, vxr_error *err) {
+                           uint32_t grid, const vxr_lod *lod, vxr_pick *dest, double *seconds,
+                           vxr_error *err) {
     vxr_result r = VXR_OK;
     for (size_t i = 0; r == VXR_OK && i < n; i += g->capacity) {
         uint32_t k = n - i < g->capacity ? (uint32_t)(n - i) : g->capacity;
         memcpy(vxr_rays_input(g->batch), rays + i, k * sizeof *rays);
         double t0 = cli_now();
         if ((r = cli_gpu_begin(&g->gpu, err)) == VXR_OK &&
-            (r = vxr_renderer_pick_rays(g->ren, g->batch, k, grid, g->gpu.cmd, err)) == VXR_OK)
+            (r = vxr_renderer_pick_rays_lod(g->ren, g->batch, k, grid, lod, g->gpu.cmd, err)) ==
+                VXR_OK)
             r = cli_gpu_submit(&g->gpu, err);
         *seconds += cli_now() - t0;
         const vxr_gpu_pick *rec = vxr_rays_picks(g->batch);
@@ -53,7 +55,11 @@ static vxr_result gpu_pick(gpu_picker *g, const vxr_scene *s, const vxr_ray *ray
 int cmd_pick(int argc, char **argv) {
     const char *path = NULL, *rays_path = NULL;
     uint32_t grid = 1;
-    bool cull = true, use_gpu = false, validate = false;
+    bool cull = true, use_gpu = false, validate = false, lod_given = false;
+    /* the level of detail's pixel: render's default camera's unless given */
+    vxr_camera pixel = {
+        .eye = {0, 0, 0}, .target = {1, 0, 0}, .width = CLI_WIDTH, .height = CLI_HEIGHT};
+    float bias = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             /* records are JSON either way */
@@ -69,6 +75,18 @@ int cmd_pick(int argc, char **argv) {
             if (!cli_parse_grid(argv[++i], &grid))
                 return cli_usage("pick: --grid takes a power of two from 1 to %u, not '%s'",
                                  VXR_MAX_GRID, CLI_SHOWN(argv[i]));
+        } else if (!strcmp(argv[i], "--lod") && i + 1 < argc) {
+            if (!cli_lod_arg("pick", argv[++i], &bias)) return EXIT_USAGE;
+            lod_given = true;
+        } else if (!strcmp(argv[i], "--fov") && i + 1 < argc) {
+            if (cli_parse_float(argv[++i], &pixel.fov_deg) != CLI_NUMBER_OK ||
+                !(pixel.fov_deg > 0.0f && pixel.fov_deg < 180.0f))
+                return cli_usage("pick: --fov takes degrees in (0, 180), not '%s'",
+                                 CLI_SHOWN(argv[i]));
+        } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+            if (!cli_parse_pair(argv[++i], "xX", &pixel.width, &pixel.height) || !pixel.width ||
+                !pixel.height)
+                return cli_usage("pick: --size takes WxH, not '%s'", CLI_SHOWN(argv[i]));
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_usage("pick: unknown or incomplete option '%s'", CLI_SHOWN(argv[i]));
         } else if (!path) {
@@ -79,6 +97,9 @@ int cmd_pick(int argc, char **argv) {
     }
     if (!path || !rays_path) return cli_usage("pick: expected SCENE --rays FILE");
     if (validate && !use_gpu) return cli_usage("pick: --validate goes with --gpu");
+    if (!lod_given) bias = cli_lod_default(path);
+    vxr_camera_setup(&pixel); /* fov 0: the default, as render's */
+    const vxr_lod lod = vxr_camera_lod(&pixel, bias);
     vxr_ray *rays;
     size_t n;
     vxr_scene *scene;
@@ -142,11 +163,11 @@ int cmd_pick(int argc, char **argv) {
         }
         if (r != VXR_OK) break;
         if (use_gpu) {
-            r = gpu_pick(&g, scene, rays + i, j - i, grid, picks + i, &dt, &err);
+            r = gpu_pick(&g, scene, rays + i, j - i, grid, &lod, picks + i, &dt, &err);
             continue;
         }
         double t0 = cli_now();
-        r = vxr_pick_rays(picker, rays + i, j - i, grid, picks + i);
+        r = vxr_pick_rays_lod(picker, rays + i, j - i, grid, &lod, picks + i);
         dt += cli_now() - t0;
     }
     if (r == VXR_OK) {

@@ -124,13 +124,15 @@ int cmd_pickcheck(int argc, char **argv) {
         const vxr_gpu_pick *recs = vxr_target_picks(target);
         const uint32_t *colors = vxr_target_colors(target);
         size_t passed = 0, failed = 0, forgiven = 0, hits = 0;
+        /* light frames trace voxels (vxr_frame.lod) */
+        const vxr_lod lod = vxr_camera_lod(&a.cam, lit ? 0.0f : a.lod);
         for (uint32_t j = 0; j < a.cam.height; j++)
             for (uint32_t i = 0; i < a.cam.width; i++) {
                 size_t k = (size_t)j * a.cam.width + i;
                 vxr_ray ray;
                 vxr_pick cpu, g;
                 vxr_camera_ray(&a.cam, i, j, &ray);
-                vxr_pick_ray(picker, &ray, a.grid, &cpu);
+                vxr_pick_ray_lod(picker, &ray, a.grid, &lod, &cpu);
                 vxr_error why = {{0}};
                 char what[48];
                 snprintf(what, sizeof what, "pixel %u,%u", i, j);
@@ -173,11 +175,11 @@ int cmd_pickcheck(int argc, char **argv) {
                 printf("pixel %u,%u: %s differ: cpu %s; gpu %s\n", i, j, names, a_s, b_s);
             }
         if (failed > SHOW) printf("... and %zu more mismatching pixels\n", failed - SHOW);
-        printf("%s: %ux%u on %s, grid %u, light %s (%u samples), %zu hits; tolerance %s "
+        printf("%s: %ux%u on %s, grid %u, lod %g, light %s (%u samples), %zu hits; tolerance %s "
                "voxels: %zu forgiven near cell boundaries\n",
                a.scene, a.cam.width, a.cam.height, gpu.info.device_name, a.grid,
-               cli_light_name(light->model), lit ? light->samples : 0, hits, CLI_DOUBLE(eps),
-               forgiven);
+               lit ? 0.0 : (double)a.lod, cli_light_name(light->model), lit ? light->samples : 0,
+               hits, CLI_DOUBLE(eps), forgiven);
         if (failed) {
             r = cli_write_png(mask_path, mask, a.cam.width, a.cam.height, &err);
             if (r != VXR_OK)

@@ -24,22 +24,23 @@ static const command commands[] = {
      "                               apply FILE's voxel edits (set, clear, paint, box,\n"
      "                               sphere, undo, redo; a line each) and save OUT"},
     {"pick", NULL, cmd_pick,
-     "SCENE --rays FILE [--grid N] [--no-cull] [--gpu [--validate]] [--json]\n"
+     "SCENE --rays FILE [--grid N] [--lod BIAS [--fov DEG] [--size WxH]] [--no-cull]\n"
+     "         [--gpu [--validate]] [--json]\n"
      "                               nearest cube, face, point, corner, edge per ray;\n"
      "                               --gpu: the same records from the GPU renderer"},
     {"render", NULL, cmd_render,
-     "SCENE --eye X,Y,Z --target X,Y,Z [--fov DEG] [--size WxH] [--grid N]\n"
+     "SCENE --eye X,Y,Z --target X,Y,Z [--fov DEG] [--size WxH] [--grid N] [--lod BIAS]\n"
      "         --out IMG.png [--hits FILE] [--no-cull] [--validate]\n"
      "                               render on the GPU (default size 1024x768); --hits:\n"
      "                               the GPU's pick record per pixel, as `pick` prints them"},
     {"pickcheck", NULL, cmd_pickcheck,
-     "SCENE [camera options | --view K] [--size WxH] [--grid N] [--tolerance EPS]\n"
+     "SCENE [camera options | --view K] [--size WxH] [--grid N] [--lod BIAS] [--tolerance EPS]\n"
      "         [--out MASK.png] [--validate]  GPU pick records against CPU picks, per pixel"},
     {"spheres", "query", cmd_spheres_query,
      "SPHERES POINTS [--json] [--brute]\n"
      "                               per point, the sorted ids of the spheres holding it"},
     {"view", NULL, cmd_view,
-     "[SCENE] [camera options] [--grid N] [--no-cull] [--validate]\n"
+     "[SCENE] [camera options] [--grid N] [--lod BIAS] [--no-cull] [--validate]\n"
      "       [--frames N [--screenshot IMG.png] [--resize WxH] [--drop FILE]\n"
      "       [--edit-script FILE] [--json]] [--cursor X,Y] [--edit] [--save FILE]\n"
      "                               the GLFW viewer (default @demo, 1024x768; keys: H);\n"
@@ -56,10 +57,11 @@ static const command commands[] = {
     {"bench", "pick", cmd_bench_pick,
      "SCENE [--json]    pick speed, BVH vs the seed's loop over instances"},
     {"bench", "render", cmd_bench_render,
-     "SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--json]\n"
+     "SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--lod BIAS] [--json]\n"
      "                               GPU frame time from timestamps, Mrays/s"},
     {"bench", "world", cmd_bench_world,
-     "WORLD --path FILE [--size WxH] [--view-distance D] [--budget BYTES] [--json]\n"
+     "WORLD --path FILE [--size WxH] [--view-distance D] [--budget BYTES] [--lod BIAS]\n"
+     "         [--json]\n"
      "                               fly a streamed world along FILE's cameras: per frame\n"
      "                               ms, resident bytes, loads, evictions, uploads"},
     {"bench", "edit", cmd_bench_edit,

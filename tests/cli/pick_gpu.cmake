@@ -2,7 +2,8 @@
 # prints, record for record, for rays from many origins (so that culling
 # changes the visible set between runs) with zero and non-unit direction
 # components, origins on cell boundaries and inside the scene.
-#   cmake -DVXR=vxr -DSCENE=file -DGRID=N -DWORK=dir -DNAME=name -P pick_gpu.cmake
+# With LOD, at that level of detail (--lod LOD).
+#   cmake -DVXR=vxr -DSCENE=file -DGRID=N [-DLOD=BIAS] -DWORK=dir -DNAME=name -P pick_gpu.cmake
 file(MAKE_DIRECTORY ${WORK})
 set(rays_file ${WORK}/pick_gpu_${NAME}.txt)
 set(text "")
@@ -15,8 +16,11 @@ endforeach()
 file(WRITE ${rays_file} "${text}")
 foreach(mode cpu gpu)
     set(extra "")
+    if(NOT "${LOD}" STREQUAL "")
+        list(APPEND extra --lod ${LOD})
+    endif()
     if(mode STREQUAL gpu)
-        set(extra --gpu --validate)
+        list(APPEND extra --gpu --validate)
     endif()
     execute_process(COMMAND ${VXR} pick ${SCENE} --rays ${rays_file} --grid ${GRID} ${extra}
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out_${mode} ERROR_VARIABLE err)

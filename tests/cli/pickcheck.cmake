@@ -46,6 +46,24 @@ foreach(grid 1 2 4 16)
 endforeach()
 vxr_pickcheck(grid16_overlap "${ontop}|--view|6|--grid|16")
 
+# Level of detail (--lod BIAS, DESIGN.md "Level of detail"): the walk stops
+# at cubes under BIAS pixels, their records and mean colours the CPU's,
+# bit for bit: every real file at biases 1 and 4, and rotated and scaled
+# instances, overlapping ones, grids, host cameras (perspective and
+# orthographic: a fixed footprint).
+foreach(f ${pc_files})
+    get_filename_component(base ${f} NAME_WE)
+    foreach(bias 1 4)
+        vxr_pickcheck(lod${bias}_${base} "${f}|--view|3|--lod|${bias}|--size|96x72")
+    endforeach()
+endforeach()
+vxr_pickcheck(lod_rotated "${xform}|--view|1|--lod|3|--size|160x120")
+vxr_pickcheck(lod_overlap "${ontop}|--view|6|--lod|8")
+vxr_pickcheck(lod_grid "${store}|--grid|2|--lod|6")
+vxr_pickcheck(lod_perspective "${store}|--camera|${cli_data}/camera_perspective.json|--lod|3")
+vxr_pickcheck(lod_ortho "${store}|--camera|${cli_data}/camera_ortho.json|--lod|3")
+vxr_pickcheck(lod_far "${store}|--eye|900,-700,500|--target|0,0,0|--lod|1")
+
 # K copies of one model at one spot in a .vox scene graph: every copy ties
 # at the same t and the lowest instance must win; on lavapipe, whose
 # shaders end all loops of an invocation after 65,535 iterations, tracing
@@ -69,6 +87,9 @@ endif()
 # The command line's own contract.
 vxr_cli_gpu_test(pickcheck_bad_view ARGS "pickcheck|@demo|--view|9" RC 2)
 vxr_cli_gpu_test(pickcheck_bad_tolerance ARGS "pickcheck|@demo|--tolerance|-1" RC 2)
+vxr_cli_gpu_test(pickcheck_bad_lod ARGS "pickcheck|@demo|--lod|-1" RC 2 STDERR "--lod takes a bias")
+vxr_cli_gpu_test(pickcheck_lod_lit ARGS "pickcheck|@demo|--lod|2|--light|lit" RC 2
+                 STDERR "--lod is for flat frames")
 vxr_cli_gpu_test(pickcheck_missing_file
     ARGS "pickcheck|${cli_data}/no_such_file.vox" RC 1 STDERR "no_such_file\\.vox" STDERR_LINES 1)
 vxr_cli_gpu_test(pickcheck_no_device ARGS "pickcheck|@demo" RC 3

@@ -1,8 +1,9 @@
 # vxr world build (DESIGN.md §5): a scene cut into a world; `info` on the
 # world (its directory or its index) reports the scene's instanced voxels
-# and bounds, and its render is the scene's, byte for byte; `edit` in place
-# writes back what `edit` to a file saves; a world is not written over by a
-# build nor by another world's edits; bad arguments exit 2.
+# and bounds, and its render at full resolution (--lod 0) is the scene's,
+# byte for byte; `edit` in place writes back what `edit` to a file saves; a
+# world is not written over by a build nor by another world's edits; bad
+# arguments exit 2.
 #   cmake -DVXR=vxr -DSCENE=in.vox -DWORK=dir -P world.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -35,7 +36,7 @@ endforeach()
 
 foreach(scene ${SCENE} ${world})
     get_filename_component(name ${scene} NAME)
-    run(0 render ${scene} --light flat --size 64x48 --out ${WORK}/${name}.png)
+    run(0 render ${scene} --light flat --lod 0 --size 64x48 --out ${WORK}/${name}.png)
     file(SHA256 ${WORK}/${name}.png sha_${name})
 endforeach()
 get_filename_component(scene_name ${SCENE} NAME)
@@ -58,7 +59,7 @@ foreach(scene ${WORK}/edited.vl32 ${WORK}/copy/world)
     run(0 info --json ${scene})
     string(REGEX MATCH "\"instanced_voxels\":[0-9]+,\"aabb_min\":[^]]*\\],\"aabb_max\":[^]]*\\]"
            got_${scene} "${out}")
-    run(0 render ${scene} --light flat --size 64x48 --out ${WORK}/e.png)
+    run(0 render ${scene} --light flat --lod 0 --size 64x48 --out ${WORK}/e.png)
     file(SHA256 ${WORK}/e.png sha_${scene})
 endforeach()
 if(NOT got_${WORK}/edited.vl32 STREQUAL got_${WORK}/copy/world

@@ -90,7 +90,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${shot} ${WORK}/${NAME
 if(differ)
     message(FATAL_ERROR "the viewer's frame ${shot} differs from vxr render's ${WORK}/${NAME}-render.png")
 endif()
-execute_process(COMMAND ${render} --light flat --grid ${GRID} --out ${WORK}/${NAME}-grid.png
+# the viewer's mouse picks are of voxels, whatever the frames' level of detail
+execute_process(COMMAND ${render} --light flat --grid ${GRID} --lod 0 --out ${WORK}/${NAME}-grid.png
                         --hits ${WORK}/${NAME}-hits.txt RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "vxr render --hits: exit status ${rc}: ${err}")

@@ -139,9 +139,9 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
         a->scene = o;
         return 1;
     }
-    static const char *const valued[] = {"--eye",   "--target",     "--fov",  "--size",
-                                         "--grid",  "--out",        "--hits", "--camera",
-                                         "--depth", "--file-camera"};
+    static const char *const valued[] = {"--eye",   "--target",      "--fov",  "--size",
+                                         "--grid",  "--out",         "--hits", "--camera",
+                                         "--depth", "--file-camera", "--lod"};
     int which = -1;
     for (int k = 0; k < (int)(sizeof valued / sizeof *valued); k++)
         if (!strcmp(o, valued[k])) which = k;
@@ -191,6 +191,10 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     case 8:
         a->depth = v;
         break;
+    case 10:
+        if (!cli_lod_arg(cmd, v, &a->lod)) return -1;
+        a->lod_given = true;
+        break;
     default: {
         uint64_t k;
         if (!cli_uint_option(cmd, o, v, 0, INT32_MAX, &k)) return -1;
@@ -202,14 +206,32 @@ int cli_view_arg(cli_view_args *a, const char *cmd, int argc, char **argv, int *
     return 1;
 }
 
+float cli_lod_default(const char *scene) {
+    return vxr_is_world(scene) || vxr_is_generated_world(scene) ? CLI_LOD_WORLD : 0.0f;
+}
+
+bool cli_lod_arg(const char *cmd, const char *v, float *bias) {
+    if (cli_parse_float(v, bias) == CLI_NUMBER_OK && *bias >= 0.0f && *bias < 1e6f) return true;
+    cli_usage("%s: --lod takes a bias in pixels, 0 (full resolution) or more, not '%s'", cmd,
+              CLI_SHOWN(v));
+    return false;
+}
+
 bool cli_view_args_done(cli_view_args *a, const char *cmd) {
     if (!a->scene) return cli_usage("%s: missing SCENE", cmd), false;
+    if (!a->lod_given) a->lod = cli_lod_default(a->scene);
     if (a->have_eye != a->have_target)
         return cli_usage("%s: --eye and --target go together", cmd), false;
     if (a->camera && (a->have_eye || a->cam.fov_deg != 0.0f))
         return cli_usage("%s: --camera replaces --eye, --target and --fov", cmd), false;
     if (a->have_file_camera && (a->have_eye || a->cam.fov_deg != 0.0f || a->camera))
         return cli_usage("%s: --file-camera replaces --eye, --target, --fov and --camera", cmd),
+               false;
+    if (a->lod_given && a->lod > 0.0f && a->light.model_given &&
+        a->light.light.model != VXR_LIGHT_FLAT)
+        return cli_usage("%s: --lod is for flat frames: light frames trace voxels (give --light "
+                         "flat)",
+                         cmd),
                false;
     if (a->depth && strcmp(cmd, "render"))
         return cli_usage("%s: unknown option '--depth' (render has it)", cmd), false;

@@ -185,6 +185,8 @@ typedef struct cli_view_args {
     uint32_t grid;
     bool json, validate, cull;
     cli_light_args light;
+    float lod;      /* --lod BIAS (vxr_frame.lod) */
+    bool lod_given; /* else cli_lod_default of the scene, once it is opened */
 } cli_view_args;
 
 /* Defaults: no scene, size width x height, grid 1, culling on. */
@@ -199,6 +201,14 @@ bool cli_view_args_done(cli_view_args *a, const char *cmd);
 /* init, every argument through cli_view_arg (no others allowed), done. */
 bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **argv, uint32_t width,
                          uint32_t height);
+
+/* The level of detail's bias when --lod is not given: CLI_LOD_WORLD for a
+ * world (a folder of chunks or a generated one: vxr/world.h), 0 (voxels
+ * everywhere) for any other scene. */
+#define CLI_LOD_WORLD 1.0f
+float cli_lod_default(const char *scene);
+/* Parses --lod's BIAS: a finite number >= 0; false after a usage message. */
+bool cli_lod_arg(const char *cmd, const char *v, float *bias);
 
 /* Orbit camera `view` (0..CLI_ORBIT_VIEWS - 1) around the scene's bounds:
  * the cameras of bench pick and pickcheck --view, view 0 the default of

@@ -200,7 +200,8 @@ vxr_result cli_render_frames(cli_gpu *gpu, vxr_renderer *ren, vxr_target *t, con
                        .light = &chunk,
                        .accumulate = done > 0,
                        .previous = prev,
-                       .denoise = a->light.denoise && done + chunk.samples == total};
+                       .denoise = a->light.denoise && done + chunk.samples == total,
+                       .lod = a->lod};
         if ((r = cli_gpu_begin(gpu, err)) == VXR_OK &&
             (r = vxr_renderer_render_frame(ren, t, &f, gpu->cmd, err)) == VXR_OK)
             r = cli_gpu_submit(gpu, err);

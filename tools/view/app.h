@@ -95,6 +95,7 @@ typedef struct app {
     double last_x, last_y;
 
     uint32_t grid;
+    float lod; /* the level of detail's bias of flat frames (--lod); mouse picks are of voxels */
     bool cull, cull_changed;
     uint32_t visible;
     vxr_pick pick; /* hit == 0: nothing under the mouse */

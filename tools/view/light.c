@@ -72,7 +72,12 @@ vxr_result view_light_render(app *a, vxr_target **dest, bool shot, VkCommandBuff
         a->samples = 1;
         a->denoised = false;
         *dest = shot ? a->shot : t;
-        return vxr_renderer_render(a->renderer, *dest, &a->cam, 1, cmd, err);
+        vxr_frame flat = {.camera = &a->cam,
+                          .grid = 1,
+                          .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                          .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                          .lod = a->lod};
+        return vxr_renderer_render_frame(a->renderer, *dest, &flat, cmd, err);
     }
     bool keep = unchanged(a, t);
     uint32_t have = keep ? vxr_target_samples(t) : 0;

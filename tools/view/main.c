@@ -474,6 +474,7 @@ static int open_view(app *a, bool *glfw) {
     vxr_result r = view_open_scene(va, va->r.scene, &scene, &world, &err);
     if (r != VXR_OK) return cli_fail(va->r.scene, r, &err);
     a->grid = va->r.grid;
+    a->lod = va->r.lod;
     a->cull = va->r.cull;
     a->cam.fov_deg = va->r.cam.fov_deg;
     vxr_camera file_cam = va->r.cam;

@@ -89,6 +89,13 @@ VXR_API void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_r
  * pick without a hit) is the far value: 1, or 0 with reverse Z. */
 VXR_API float vxr_camera_depth(const vxr_camera *cam, const vxr_ray *ray, float t);
 
+/* The level of detail (vxr_lod) of a frame of the camera at `bias`: a
+ * cube stops a ray when its edge is below bias pixels at its distance,
+ * a pixel spanning 2 tan(fov/2) / height per unit of distance (the
+ * image's centre; orthographic: the view's height / height, fixed).
+ * bias 0 (or negative, or not finite): k = 0, voxels everywhere. */
+VXR_API vxr_lod vxr_camera_lod(const vxr_camera *cam, float bias);
+
 /* The camera's far depth value: 1, or 0 with reverse Z. */
 VXR_API float vxr_camera_far_depth(const vxr_camera *cam);
 

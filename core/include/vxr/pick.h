@@ -41,7 +41,7 @@ typedef struct vxr_pick {
     int32_t hit;
     uint32_t instance;
     int32_t voxel[3]; /* model-local min corner of the hit cube */
-    uint32_t size;    /* its edge: 1, or the grid N */
+    uint32_t size;    /* its edge: 1, the grid N, or a level of detail's 2^k */
     float world_min[3], world_max[3];
     float t;
     float point[3];  /* world-space entry point */
@@ -55,6 +55,21 @@ typedef struct vxr_pick {
 } vxr_pick;
 
 typedef struct vxr_picker vxr_picker;
+
+/* Level of detail (DESIGN.md §5, "Level of detail"): a ray stops at an
+ * occupied cube of 2^VXR_LOD_MIN_LEVEL to 2^VXR_LOD_MAX_LEVEL voxels
+ * (vxr_layout.h) whose
+ * world edge is below its footprint there: k times the cube's entry t
+ * (rays from one eye, unit directions: t is the distance), or k alone when
+ * `fixed` (parallel rays). Its pick names that cube (size 2^level) with
+ * the mean colour of what it holds. k = 0 (or under FLT_MIN, which a
+ * device flushing denormals would not keep): voxels everywhere. The root
+ * cube itself never stops a ray.
+ * vxr_camera_lod gives a camera's. */
+typedef struct vxr_lod {
+    float k;
+    bool fixed;
+} vxr_lod;
 
 /* Builds a picker over the scene's visible instances (not hidden, not
  * culled): their records and instance hierarchy (vxr/bvh.h) as the scene is
@@ -82,6 +97,12 @@ VXR_API void vxr_picker_destroy(vxr_picker *picker);
  * out. */
 VXR_API vxr_result vxr_pick_ray(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                                 vxr_pick *dest);
+/* vxr_pick_ray at a level of detail (NULL or k = 0: vxr_pick_ray); its
+ * record equals the GPU's for the same ray and vxr_lod, bit for bit on
+ * lavapipe. VXR_ERROR_ARGUMENT also for a k that is negative or not
+ * finite. */
+VXR_API vxr_result vxr_pick_ray_lod(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
+                                    const vxr_lod *lod, vxr_pick *dest);
 
 /* Whether a voxel of the visible scene meets the ray at some t in
  * [0, t_max] (t_max may be INFINITY), voxel skip_lo of instance skip_i
@@ -101,6 +122,9 @@ VXR_API bool vxr_pick_blocked(const vxr_picker *picker, const vxr_ray *ray, floa
  * A bad grid is VXR_ERROR_ARGUMENT with dest untouched. */
 VXR_API vxr_result vxr_pick_rays(const vxr_picker *picker, const vxr_ray *rays, size_t count,
                                  uint32_t grid, vxr_pick *dest);
+/* vxr_pick_rays at a level of detail (vxr_pick_ray_lod). */
+VXR_API vxr_result vxr_pick_rays_lod(const vxr_picker *picker, const vxr_ray *rays, size_t count,
+                                     uint32_t grid, const vxr_lod *lod, vxr_pick *dest);
 /* The threads vxr_pick_rays may use, the caller's included: 0 (the
  * default) every online CPU, 1 the caller only (for single-thread
  * figures), else at most that many. Not to be called while a

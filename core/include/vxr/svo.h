@@ -67,6 +67,22 @@ static inline uint32_t vxr_octree_brick_base(const vxr_octree *tree, uint32_t no
 VXR_API uint32_t vxr_octree_battr_count(const vxr_octree *tree);
 VXR_API uint32_t vxr_octree_attr_count(const vxr_octree *tree);
 
+/* Level of detail (vxr_layout.h): the colour (RGBA8, red low) of a cube
+ * of the tree at level >= 1, the rounded mean of its occupied children's,
+ * a voxel's being palette[attr] (attr_size 1; palette, the scene's 256
+ * colours, is not read for RGBA8 attributes). `node` is the cube's node
+ * index at level >= 2; at level 1 its brick's, and `octant` the cube's
+ * octant in the brick. The cube must be occupied. O(nodes and voxels
+ * under it); no allocation. 0 for a level of 0 or past the tree's depth,
+ * or a node past its nodes. */
+VXR_API uint32_t vxr_lod_color(const vxr_octree *tree, const uint32_t *palette, uint32_t level,
+                               uint32_t node, uint32_t octant);
+/* Writes dest[k] = the colour of node from + k (vxr_lod_color of it at its
+ * level) for k < count, 0 for nodes (or live slots) the tree does not
+ * reach: the renderer's node colour section. O(nodes + voxels). */
+VXR_API void vxr_lod_colors(const vxr_octree *tree, const uint32_t *palette, uint64_t from,
+                            uint64_t count, uint32_t *dest);
+
 /* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
  * inside an octree of half-extent h when abs_svo of every coordinate < h. */
 static inline uint32_t vxr_abs_svo(int32_t n) {

@@ -451,6 +451,14 @@ typedef struct vxr_host_image {
  *                 the nearer of the two; the far value where nothing was hit.
  *                 May be depth_in's image (its `before` is then ignored).
  *                 Needs `depth`.
+ *   lod           the level of detail's bias (vxr_camera_lod; 0: voxels
+ *                 everywhere): a flat frame's rays, and its pick records,
+ *                 stop at cubes under bias pixels (vxr_pick_ray_lod gives
+ *                 the same records). Light frames trace voxels whatever it
+ *                 is. Negative or not finite: VXR_ERROR_ARGUMENT. The first
+ *                 such frame (or batch) of a scene shape and mode compiles
+ *                 its pipeline, as a light frame does: the walk's stop rule
+ *                 is compiled out of the others.
  * Synchronisation with the host: vxr's first use of each host image waits
  * for all earlier work on the queue (ALL_COMMANDS, memory writes), and its
  * writes are made available and visible to all later work (ALL_COMMANDS,
@@ -465,11 +473,13 @@ typedef struct vxr_frame {
     bool accumulate;
     const vxr_camera *previous;
     bool denoise;
+    float lod;
 } vxr_frame;
 
 /* Records one frame (see vxr_frame): a ray per pixel from the camera, traced
  * through the scene, shaded into the target's colour, with its depth and pick
- * records as the target keeps them. Never compiles a pipeline. Returns
+ * records as the target keeps them. Compiles no pipeline but a light or
+ * level-of-detail frame's first (see above). Returns
  * VXR_ERROR_ARGUMENT, with the reason in err (may be NULL), for a camera
  * that was not set up or whose size is not the target's, a bad grid, depth
  * images without a target depth or of another format. The recorded work
@@ -509,6 +519,12 @@ VXR_API const vxr_gpu_pick *vxr_rays_picks(const vxr_rays *q);
  * capacity, or a bad grid; err (may be NULL) says why, as for render. */
 VXR_API vxr_result vxr_renderer_pick_rays(vxr_renderer *r, vxr_rays *q, uint32_t count,
                                           uint32_t grid, VkCommandBuffer cmd, vxr_error *err);
+/* vxr_renderer_pick_rays at a level of detail (NULL or k 0: none): the
+ * records of vxr_pick_ray_lod with the same vxr_lod, bit for bit on
+ * lavapipe. */
+VXR_API vxr_result vxr_renderer_pick_rays_lod(vxr_renderer *r, vxr_rays *q, uint32_t count,
+                                              uint32_t grid, const vxr_lod *lod,
+                                              VkCommandBuffer cmd, vxr_error *err);
 
 #ifdef __cplusplus
 }
