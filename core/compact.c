@@ -25,6 +25,7 @@ void vxr_octree_changes_taken(vxr_octree *t) {
     if (!l) return;
     l->n_spans[0] = l->n_spans[1] = 0;
     l->all_changed = false;
+    l->path_valid = false;
 }
 
 typedef struct extreme {

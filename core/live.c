@@ -117,6 +117,7 @@ static bool grow_attrs(vxr_octree *t, uint32_t need) {
  * of memory. */
 static uint32_t alloc_block(vxr_octree *t, int kind, uint32_t n) {
     struct vxr_live *l = t->live;
+    if (!kind) l->path_valid = false;
     uint32_t c = class_of(n), size = 1u << c;
     stack *f = kind ? &l->free_attrs[c] : &l->free_nodes[c];
     if (f->n) {
@@ -133,6 +134,7 @@ static uint32_t alloc_block(vxr_octree *t, int kind, uint32_t n) {
 /* Puts a block of a kind on its class's free list. */
 static void free_block(vxr_octree *t, int kind, uint32_t at, uint32_t n) {
     struct vxr_live *l = t->live;
+    if (!kind) l->path_valid = false;
     uint32_t c = class_of(n);
     if (push(kind ? &l->free_attrs[c] : &l->free_nodes[c], at))
         *(kind ? &l->free_attrs_n : &l->free_slots) += 1u << c;
@@ -183,10 +185,12 @@ static void put_attr(vxr_octree *t, uint32_t i, uint32_t v) {
 /* ---- blocks that grow and shrink by one entry ---- */
 
 static void block_move(vxr_octree *t, int kind, uint32_t to, uint32_t from, uint32_t n) {
-    if (kind)
+    if (kind) {
         move_attrs(t, to, from, n);
-    else
+    } else {
+        t->live->path_valid = false;
         move_slots(t, to, from, n);
+    }
 }
 
 /* Makes room for a new entry at `rank` in a block at *at holding n entries
@@ -379,6 +383,23 @@ static uint32_t brick_bit(const int32_t c[3], const int32_t lo[3]) {
     return a * 8 + octant(c, l1, 1);
 }
 
+/* Notes the nodes of a voxel's path, path[level] for the brick's level to
+ * the root's, as changed: their level-of-detail colours (vxr_lod_colors)
+ * change with the voxel, while their words may not. Every changed node's
+ * ancestors are noted with it, so a walk from the root that enters only
+ * noted nodes meets them all (vxr_lod_colors_update). */
+static void note_path(vxr_octree *t, const uint32_t *path, uint32_t root_level) {
+    struct vxr_live *l = t->live;
+    for (uint32_t level = VXR_BRICK_LEVEL; level <= root_level; level++) {
+        /* the same node as the last path's: the rest is noted (no node
+         * moved since, so a slot is still the same node) */
+        if (l->path_valid && l->path_seen[level] == path[level]) return;
+        note(t, 0, path[level], 1);
+        l->path_seen[level] = path[level];
+    }
+    l->path_valid = true;
+}
+
 static void extend_bounds(vxr_octree *t, const int32_t c[3]) {
     for (int k = 0; k < 3; k++) {
         if (t->voxel_count == 0 || c[k] < t->vmin[k]) t->vmin[k] = c[k];
@@ -419,9 +440,10 @@ vxr_result vxr_octree_set_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z, 
         while (!covers(t, c))
             if (!grow_once(t)) goto oom;
     }
-    uint32_t slot = 0, level = t->depth;
+    uint32_t slot = 0, level = t->depth, path[VXR_LEVELS];
     int32_t lo[3] = {t->origin[0], t->origin[1], t->origin[2]};
     for (; level > VXR_BRICK_LEVEL; level--) {
+        path[level] = slot;
         vxr_node n = t->nodes[slot];
         uint32_t o = octant(c, lo, level), rank = (uint32_t)vxr_popcount32(n.a & ((1u << o) - 1));
         if (!(n.a & (1u << o))) {
@@ -440,9 +462,13 @@ vxr_result vxr_octree_set_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z, 
     uint64_t bits = brick_bits(&t->nodes[slot]);
     uint32_t bit = brick_bit(c, lo), rank = (uint32_t)vxr_popcount64(bits & ((1ull << bit) - 1));
     uint32_t base = t->brick_attr[slot];
+    path[VXR_BRICK_LEVEL] = slot;
     if (bits >> bit & 1) {
-        if (dest) dest->had = true, dest->old = get_attr(t, base + rank);
+        uint32_t old = get_attr(t, base + rank);
+        if (dest) dest->had = true, dest->old = old;
+        if (old != attr) note_path(t, path, t->depth);
     } else {
+        note_path(t, path, t->depth);
         if (paint_only) return VXR_OK;
         if (!insert_entry(t, 1, &base, (uint32_t)vxr_popcount64(bits), rank)) goto oom;
         put_node(t, slot, brick_node(bits | 1ull << bit));
@@ -471,6 +497,7 @@ static void clear_all(vxr_octree *t) {
     l->free_slots = l->free_attrs_n = l->attr_top = 0;
     l->n_spans[0] = l->n_spans[1] = 0;
     l->all_changed = true;
+    l->path_valid = false;
     l->bounds_loose = false;
     t->node_count = t->brick_count = t->voxel_count = t->depth = 0;
     memset(t->origin, 0, sizeof t->origin);
@@ -502,6 +529,8 @@ vxr_result vxr_octree_clear_voxel(vxr_octree *t, int32_t x, int32_t y, int32_t z
     uint32_t rank = (uint32_t)vxr_popcount64(bits & ((1ull << bit) - 1)),
              cnt = (uint32_t)vxr_popcount64(bits), base = t->brick_attr[slot];
     if (dest) dest->had = true, dest->old = get_attr(t, base + rank);
+    path[VXR_BRICK_LEVEL] = slot;
+    note_path(t, path, t->depth);
     for (int k = 0; k < 3; k++)
         if (c[k] == t->vmin[k] || c[k] + 1 == t->vmax[k]) t->live->bounds_loose = true;
     t->voxel_count--;

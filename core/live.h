@@ -28,7 +28,12 @@ struct vxr_live {
     uint32_t free_slots, free_attrs_n; /* what the free lists hold */
     vxr_span *spans[2];                /* changed nodes, changed attributes */
     uint32_t n_spans[2], cap_spans[2];
-    bool all_changed;  /* since the changes were last taken: everything */
+    bool all_changed; /* since the changes were last taken: everything */
+    /* the last path core/live.c noted as changed (note_path), by level:
+     * a later voxel whose path meets it at some level has its ancestors
+     * from there noted already; void after nodes move (path_valid) */
+    uint32_t path_seen[VXR_LEVELS];
+    bool path_valid;
     bool bounds_loose; /* vmin/vmax may be wider than the voxels */
     bool failed;       /* an allocation failed: the tree is unusable */
 };

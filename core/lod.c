@@ -53,23 +53,33 @@ static uint32_t brick_color(const vxr_octree *m, const uint32_t *palette, uint32
     return mean(&s);
 }
 
-/* The colour of node `node` at level >= 2, written to dest[node - from]
- * for each node of its subtree in [from, from + count) when dest is set. */
-static uint32_t node_color(const vxr_octree *m, const uint32_t *palette, uint32_t level,
-                           uint32_t node, uint64_t from, uint64_t count, uint32_t *dest) {
+/* A walk over nodes' colours: colors[k] is node from + k's, written for
+ * the nodes computed in [from, from + count); with dirty, a node it says
+ * did not change is not entered and its entry is read instead. */
+typedef struct walk {
+    const vxr_octree *m;
+    const uint32_t *palette;
+    uint32_t *colors;
+    uint64_t from, count;
+    bool (*dirty)(void *user, uint32_t node);
+    void *user;
+} walk;
+
+/* The colour of node `node` at level >= 2. */
+static uint32_t node_color(const walk *w, uint32_t level, uint32_t node) {
+    if (w->dirty && !w->dirty(w->user, node)) return w->colors[node - w->from];
     uint32_t c;
     if (level == VXR_BRICK_LEVEL) {
-        c = brick_color(m, palette, level, node, 0);
+        c = brick_color(w->m, w->palette, level, node, 0);
     } else {
-        const vxr_node *nd = &m->nodes[node];
+        const vxr_node *nd = &w->m->nodes[node];
         uint32_t mask = nd->a & 255, child = nd->b;
         sums s = {0};
         for (uint32_t o = 0; o < 8; o++)
-            if (mask >> o & 1)
-                add(&s, node_color(m, palette, level - 1, child++, from, count, dest));
+            if (mask >> o & 1) add(&s, node_color(w, level - 1, child++));
         c = mean(&s);
     }
-    if (dest && node >= from && node - from < count) dest[node - from] = c;
+    if (node >= w->from && node - w->from < w->count) w->colors[node - w->from] = c;
     return c;
 }
 
@@ -77,11 +87,19 @@ uint32_t vxr_lod_color(const vxr_octree *m, const uint32_t *palette, uint32_t le
                        uint32_t octant) {
     if (level == 0 || level > m->depth || node >= m->node_count) return 0;
     if (level < VXR_BRICK_LEVEL) return brick_color(m, palette, level, node, octant);
-    return node_color(m, palette, level, node, 0, 0, NULL);
+    const walk w = {m, palette, NULL, 0, 0, NULL, NULL};
+    return node_color(&w, level, node);
+}
+
+void vxr_lod_colors_update(const vxr_octree *m, const uint32_t *palette, uint32_t *colors,
+                           bool (*dirty)(void *user, uint32_t node), void *user) {
+    const walk w = {m, palette, colors, 0, m->node_count, dirty, user};
+    if (m->node_count) node_color(&w, m->depth, 0);
 }
 
 void vxr_lod_colors(const vxr_octree *m, const uint32_t *palette, uint64_t from, uint64_t count,
                     uint32_t *dest) {
     memset(dest, 0, count * 4);
-    if (m->node_count) node_color(m, palette, m->depth, 0, from, count, dest);
+    const walk w = {m, palette, dest, from, count, NULL, NULL};
+    if (m->node_count) node_color(&w, m->depth, 0);
 }

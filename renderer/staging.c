@@ -158,23 +158,52 @@ vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, con
     return stage(u, k, at, count, m, from, NULL);
 }
 
-vxr_result vxr_upload_colors(update *u, uint32_t i, const vxr_octree *m, bool all) {
+/* Whether node `node` lies in one of a model's changed spans (sorted,
+ * merged): vxr_lod_colors_update's question. */
+typedef struct span_set {
+    const model_span *sp;
+    uint32_t n;
+} span_set;
+
+static bool in_spans(void *user, uint32_t node) {
+    const span_set *s = user;
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) { /* the first span that ends past node */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)s->sp[mid].start + s->sp[mid].count <= node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->sp[lo].start <= node;
+}
+
+vxr_result vxr_upload_colors(update *u, uint32_t i, const vxr_octree *m, const model_span *sp,
+                             uint32_t n_sp) {
     vxr_resident *d = &u->r->res[i];
     const uint64_t n = m->node_count;
+    const uint64_t base = d->base[VXR_SEC_COLORS];
+    if (sp && d->colors) { /* the changed nodes and their paths alone */
+        if (d->color_count < n) {
+            uint32_t *grown = realloc(d->colors, n * sizeof *grown);
+            if (!grown) return vxr_ctx_fail(u->r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
+            memset(grown + d->color_count, 0, (n - d->color_count) * sizeof *grown);
+            d->colors = grown;
+            d->color_count = n;
+        }
+        span_set set = {sp, n_sp};
+        vxr_lod_colors_update(m, u->s->palette, d->colors, in_spans, &set);
+        vxr_result res = VXR_OK;
+        for (uint32_t k = 0; k < n_sp && res == VXR_OK; k++) {
+            uint64_t a = sp[k].start, b = a + sp[k].count < n ? a + sp[k].count : n;
+            if (a < b) res = stage(u, VXR_SEC_COLORS, base + a, b - a, m, a, d->colors + a);
+        }
+        return res;
+    }
     uint32_t *now = malloc((n ? n : 1) * sizeof *now);
     if (!now) return vxr_ctx_fail(u->r->ctx, u->err, VXR_ERROR_MEMORY, "out of memory");
     vxr_lod_colors(m, u->s->palette, 0, n, now);
-    vxr_result res = VXR_OK;
-    for (uint64_t a = 0; a < n && res == VXR_OK;) {
-        if (!all && a < d->color_count && now[a] == d->colors[a]) {
-            a++;
-            continue;
-        }
-        uint64_t b = a + 1;
-        while (b < n && (all || b >= d->color_count || now[b] != d->colors[b])) b++;
-        res = stage(u, VXR_SEC_COLORS, d->base[VXR_SEC_COLORS] + a, b - a, m, a, now + a);
-        a = b;
-    }
+    vxr_result res = stage(u, VXR_SEC_COLORS, base, n, m, 0, now);
     if (res != VXR_OK) {
         free(now);
         return res;

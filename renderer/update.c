@@ -213,14 +213,15 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
     return res;
 }
 
-/* Uploads the journal's spans of live model i (at[k]: the first span of
- * section k not yet passed; models come in ascending order). */
+/* Uploads the journal's spans of live model i and the node colours they
+ * change (at[k]: the first span of kind k not yet passed; models ascend). */
 static vxr_result upload_spans(update *u, uint32_t i, const vxr_octree *m,
                                const uint64_t need[VXR_SECTIONS], uint32_t at[2]) {
     const vxr_resident *d = &u->r->res[i];
     const model_span *sp = u->f->sp[0], *ap = u->f->sp[1];
     vxr_result res = VXR_OK;
     while (at[0] < u->f->n_sp[0] && sp[at[0]].model < i) at[0]++;
+    const uint32_t first = at[0];
     for (; at[0] < u->f->n_sp[0] && sp[at[0]].model == i && res == VXR_OK; at[0]++) {
         uint64_t start = sp[at[0]].start, end = start + sp[at[0]].count;
         if (end > need[VXR_SEC_NODES]) end = need[VXR_SEC_NODES];
@@ -240,8 +241,7 @@ static vxr_result upload_spans(update *u, uint32_t i, const vxr_octree *m,
         if (w0 >= w1) continue;
         res = vxr_upload_section(u, VXR_SEC_ATTRS, d->base[VXR_SEC_ATTRS] + w0, w1 - w0, m, w0);
     }
-    /* an edit changes the colours of every cube above it */
-    return res == VXR_OK ? vxr_upload_colors(u, i, m, false) : res;
+    return res == VXR_OK ? vxr_upload_colors(u, i, m, sp + first, at[0] - first) : res;
 }
 
 /* Uploads what changed of the todo models, and their table records. */
@@ -263,7 +263,7 @@ static vxr_result upload_models(update *u, todo *t, uint32_t n) {
         if (t[j].all) {
             for (int k = 0; k < VXR_SECTIONS && res == VXR_OK; k++)
                 res = k == VXR_SEC_COLORS && m->live
-                          ? vxr_upload_colors(u, i, m, true)
+                          ? vxr_upload_colors(u, i, m, NULL, 0)
                           : vxr_upload_section(u, k, d->base[k], need[k], m, 0);
             if (!m->live) vxr_resident_drop_colors(d);
         } else {

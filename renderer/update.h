@@ -33,9 +33,12 @@ vxr_result vxr_retire(vxr_renderer *r, const vxr_retired *what, vxr_error *err);
 void vxr_update_flush(update *u);
 /* Records an upload of model m's elements [from, from + count) of section
  * k to elements at .. at + count, through the staging ring. */
-/* A live model's node colours, all recomputed (O(nodes + voxels)); those
- * that differ from the copy kept (all of them with `all`) uploaded. */
-vxr_result vxr_upload_colors(update *u, uint32_t i, const vxr_octree *m, bool all);
+/* A live model's node colours: with its changed node spans (sorted,
+ * merged; a changed voxel's path among them, core/live.c), those nodes
+ * recomputed from the copy kept (vxr_lod_colors_update) and uploaded;
+ * with sp NULL (or no copy yet), all of them. */
+vxr_result vxr_upload_colors(update *u, uint32_t i, const vxr_octree *m, const model_span *sp,
+                             uint32_t n_sp);
 vxr_result vxr_upload_section(update *u, int k, uint64_t at, uint64_t count, const vxr_octree *m,
                               uint64_t from);
 /* Records an upload of bytes from data into binding b at byte `at`. */

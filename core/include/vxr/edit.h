@@ -63,7 +63,8 @@ VXR_API vxr_result vxr_octree_clear_voxel(vxr_octree *tree, int32_t x, int32_t y
 VXR_API void vxr_octree_refresh_bounds(vxr_octree *tree);
 
 /* The tree's changes not yet taken: node slots (their node and brick_attr
- * entry) and attributes, sorted and merged; `all` when everything must be
+ * entry, or the level-of-detail colour: a changed voxel's whole path is
+ * listed) and attributes, sorted and merged; `all` when everything must be
  * taken as changed (a new layout). Valid until the next edit of the tree.
  * A tree in a scene is taken by vxr_scene_touch_model, which moves its
  * changes into the scene's journal (vxr/journal.h) for readers to follow;

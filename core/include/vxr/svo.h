@@ -82,6 +82,16 @@ VXR_API uint32_t vxr_lod_color(const vxr_octree *tree, const uint32_t *palette, 
  * reach: the renderer's node colour section. O(nodes + voxels). */
 VXR_API void vxr_lod_colors(const vxr_octree *tree, const uint32_t *palette, uint64_t from,
                             uint64_t count, uint32_t *dest);
+/* Brings colors[0 .. node_count) (vxr_lod_colors of the tree as it was)
+ * up to date after edits: a node that dirty(user, node) says changed is
+ * recomputed from its children, the others' entries are kept and their
+ * subtrees not entered. Every node whose colour changed must be dirty, and
+ * so must its ancestors: a live tree notes a changed voxel's whole path
+ * among its changed nodes (vxr_octree_get_changes). O(dirty nodes and
+ * their bricks' voxels). */
+VXR_API void vxr_lod_colors_update(const vxr_octree *tree, const uint32_t *palette,
+                                   uint32_t *colors, bool (*dirty)(void *user, uint32_t node),
+                                   void *user);
 
 /* The seed's bounds helper: abs_svo(n) = n < 0 ? -(n + 1) : n. A position is
  * inside an octree of half-extent h when abs_svo of every coordinate < h. */
