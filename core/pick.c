@@ -40,8 +40,7 @@ typedef struct cell_hit {
     float t;
     int axis; /* entry axis, -1 when the origin is inside */
     uint32_t attr;
-    bool lod;        /* a cube the level of detail stopped at: attr is its node index */
-    uint32_t octant; /* as vxr_lod_color takes it (0: the cube is a node) */
+    bool lod; /* a cube the level of detail stopped at: attr is its node index */
 } cell_hit;
 
 typedef struct trace {
@@ -52,6 +51,7 @@ typedef struct trace {
     const int32_t *skip;       /* a voxel (level 0) that holds no hit, or NULL */
     const vxr_material *clear; /* the materials, when glass voxels hold no hit; or NULL */
     float scale, lod0, lodt;   /* the instance's scale, the footprint (vxr_lod_stop) */
+    bool lod;                  /* lod0 or lodt > 0: the walk may stop at coarser cubes */
     cell_hit hit;
 } trace;
 
@@ -121,12 +121,11 @@ static int hit_cell(trace *c, uint32_t level, nref n, const int32_t lo[3], uint3
                         sl.tenter < 0.0f ? -1 : sl.axis,
                         level == 0 ? read_attr(c->m, n.index, n.octant * 8 + voxel_octant)
                                    : first_attr(c->m, level, n, 0),
-                        false,
-                        0};
+                        false};
     return 1;
 }
 
-/* Child `child` (lo clo, level >= 1, above the grid's) of a cube the walk
+/* A child (node n, lo clo, at level, above the grid's) of a cube the walk
  * is in: -1 when the level of detail does not stop at it; else whether it
  * holds the hit (trace.comp stops at an entered cube whose edge is under
  * the footprint at its own entry, vxr_lod_stop, and skips one it does not
@@ -138,13 +137,8 @@ static int lod_cell(trace *c, uint32_t level, nref n, const int32_t clo[3]) {
     if (!vxr_lod_stop((float)(1 << level), c->scale, c->lod0, c->lodt, t0)) return -1;
     if (!sl.inside || !(t0 < sl.texit) || t0 > c->tmax) return 0;
     /* its colour (O(the cube's nodes and voxels)) for the winner alone, in fill_pick */
-    c->hit = (cell_hit){{clo[0], clo[1], clo[2]},
-                        level,
-                        t0,
-                        sl.tenter < 0.0f ? -1 : sl.axis,
-                        n.index,
-                        true,
-                        n.octant};
+    c->hit = (cell_hit){{clo[0], clo[1], clo[2]},        level,   t0,
+                        sl.tenter < 0.0f ? -1 : sl.axis, n.index, true};
     return 1;
 }
 
@@ -170,8 +164,7 @@ static int visit(trace *c, uint32_t level, nref n, const int32_t lo[3], float t0
                 if (hit_cell(c, level - 1, child_ref(c->m, level, n, child), clo, 0)) return 1;
             } else {
                 const nref cn = child_ref(c->m, level, n, child);
-                const int coarse =
-                    c->lod0 > 0.0f || c->lodt > 0.0f ? lod_cell(c, level - 1, cn, clo) : -1;
+                const int coarse = c->lod ? lod_cell(c, level - 1, cn, clo) : -1;
                 if (coarse == 1 || (coarse < 0 && visit(c, level - 1, cn, clo, t, tnext))) return 1;
             }
         }
@@ -203,13 +196,8 @@ static int trace_large_grid(trace *c) {
         if (found && !(t0 < c->hit.t)) continue;
         uint32_t attr = centred ? first_attr(m, m->depth - 1, child_ref(m, m->depth, root, o), 0)
                                 : first_attr(m, m->depth, root, 0);
-        c->hit = (cell_hit){{lo[0], lo[1], lo[2]},
-                            c->grid_level,
-                            t0,
-                            sl.tenter < 0.0f ? -1 : sl.axis,
-                            attr,
-                            false,
-                            0};
+        c->hit = (cell_hit){{lo[0], lo[1], lo[2]},           c->grid_level, t0,
+                            sl.tenter < 0.0f ? -1 : sl.axis, attr,          false};
         found = 1;
     }
     return found;
@@ -225,9 +213,8 @@ static int trace_octree(trace *c) {
     if (m->node_count == 0) return 0;
     if (c->grid_level >= m->depth) return trace_large_grid(c);
     /* a level of detail's cube reaches out to its own grid */
-    const bool lod = c->lod0 > 0.0f || c->lodt > 0.0f;
     const int32_t n =
-        1 << (lod && c->grid_level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : c->grid_level);
+        1 << (c->lod && c->grid_level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : c->grid_level);
     float a = -INFINITY, b = INFINITY;
     for (int k = 0; k < 3; k++) {
         const int32_t lo = m->origin[k], hi = lo + (1 << m->depth), vlo = m->vmin[k] & ~(n - 1),
@@ -275,6 +262,7 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
     c.scale = g->scale;
     c.lod0 = b->lod.fixed ? b->lod.k : 0.0f;
     c.lodt = b->lod.fixed ? 0.0f : b->lod.k;
+    c.lod = b->lod.k > 0.0f;
     if (!trace_octree(&c)) return;
     if (c.hit.t > b->t || (c.hit.t == b->t && i > b->i)) return;
     b->t = c.hit.t;
@@ -299,7 +287,7 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
         h->t,
         vxr_pick_shape(h->level, face,
                        vxr_nearest_corner_edge(h->lo, h->level, lorig, ldir, h->t, face)),
-        h->lod ? vxr_lod_color(&s->models[g->model], s->palette, h->level, h->attr, h->octant)
+        h->lod              ? vxr_lod_color(&s->models[g->model], s->palette, h->level, h->attr, 0)
         : s->attr_size == 1 ? s->palette[h->attr]
                             : h->attr,
         VXR_PICK_HIT};

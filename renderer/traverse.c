@@ -224,13 +224,13 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     vxr_mode mode = t->has_picks   ? VXR_MODE_PICKS
                     : t->has_depth ? VXR_MODE_FRAME_HOST
                                    : VXR_MODE_FRAME;
-    const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
-    /* light frames are of voxels: the level of detail is for flat ones */
-    const float lod = model == VXR_LIGHT_FLAT ? vxr_camera_lod(cam, f->lod).k : 0.0f;
     if (!(f->lod >= 0.0f && f->lod < INFINITY))
         return vxr_ctx_fail(c, err, VXR_ERROR_ARGUMENT,
                             "render: level of detail bias %g: it must be 0 or more, and finite",
                             (double)f->lod);
+    const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
+    /* light frames are of voxels: the level of detail is for flat ones */
+    const float lod = model == VXR_LIGHT_FLAT ? vxr_camera_lod(cam, f->lod).k : 0.0f;
     res = begin(r, t, f->grid, lod, lod_reach(r, cam, lod), mode, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     vxr_gpu_frame data;

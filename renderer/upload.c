@@ -158,7 +158,7 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
         for (int k = 0; k < VXR_SECTIONS; k++)
             vxr_model_section(m, s->palette, k, 0, res->used[k],
                               (uint8_t *)host[k] + res->base[k] * r->sec[k].elem);
-        if (m->live) { /* the colours' copy that edits' updates compare with */
+        if (m->live) { /* the colours kept for its edits' updates (vxr_upload_colors) */
             uint64_t n = res->used[VXR_SEC_COLORS];
             if (!(res->colors = malloc((n ? n : 1) * 4)))
                 return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
