@@ -53,7 +53,10 @@ static void *loader(void *arg) {
         pthread_mutex_lock(&w->lock);
         w->busy--;
         w->made_seconds += took;
-        if (r == VXR_OK) w->made_voxels += tree.voxel_count;
+        if (r == VXR_OK) {
+            w->made_voxels += tree.voxel_count;
+            w->made_bytes += vxr_octree_gpu_bytes(&tree);
+        }
         if (r == VXR_OK && !tree.voxel_count) { /* generated empty: not asked for again */
             vxr_octree_free(&tree);
             w->e[i].voxels = 0;
@@ -187,6 +190,10 @@ vxr_result vxr_world_open(const vxr_world_desc *desc, vxr_world **dest, vxr_erro
     return VXR_OK;
 }
 
+void vxr_world_set_budget(vxr_world *w, uint64_t budget) {
+    w->budget = budget; /* read by vxr_world_update alone, on this thread */
+}
+
 vxr_scene *vxr_world_scene(vxr_world *w) {
     return w->scene;
 }
@@ -220,11 +227,22 @@ static int cmp_distance(const void *a, const void *b) {
 }
 
 static void evict(vxr_world *w, uint32_t i) {
+    w->resident_bytes -= vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    w->file_bytes -= w->bytes[i];
     vxr_scene_remove_model(w->scene, w->model[i]);
     w->state[i] = ABSENT;
     w->resident--;
-    w->resident_bytes -= w->bytes[i];
     w->evicted++;
+}
+
+/* What one update takes in of the chunks the loaders made (bytes, at
+ * least one chunk): a share of the budget, so that the uploads of a frame
+ * and the renderer's staging stay small beside it. */
+static uint64_t take_limit(const vxr_world *w) {
+    const uint64_t most = 16ull << 20, least = 1ull << 20;
+    if (!w->budget) return most;
+    const uint64_t share = w->budget / 16;
+    return share < least ? least : share > most ? most : share;
 }
 
 vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *st,
@@ -248,12 +266,25 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     }
     if (n) qsort(want, n, sizeof *want, cmp_distance);
     pthread_mutex_lock(&w->lock);
-    r = vxr_world_take_ready(w, err);
-    /* what the wanted chunks not resident would take: about a byte a voxel,
-     * a guess until they are read */
+    uint32_t ready = 0;
+    r = vxr_world_take_ready(w, take_limit(w), &ready, err);
+    /* the resident models as they are now (edits change them) */
+    w->resident_bytes = 0;
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->state[i] == RESIDENT)
+            w->resident_bytes += vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    /* what the wanted chunks not resident would take: their voxels at the
+     * bytes a voxel of the chunks made so far (3 before any), a guess until
+     * they are read */
+    const double per_voxel = w->made_voxels ? (double)w->made_bytes / (double)w->made_voxels : 3.0;
     uint64_t need = 0;
-    for (size_t k = 0; k < n; k++)
-        if (w->state[want[k].i] != RESIDENT) need += w->e[want[k].i].voxels;
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t i = want[k].i;
+        if (w->state[i] == READY)
+            need += vxr_octree_gpu_bytes(&w->ready[i]);
+        else if (w->state[i] != RESIDENT)
+            need += (uint64_t)(per_voxel * (double)w->e[i].voxels);
+    }
     /* over the budget: the chunks not wanted now go, farthest first; edited
      * ones are written back first (all edits at once), and stay if that fails */
     uint32_t n_out = 0;
@@ -265,7 +296,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     uint64_t left = w->resident_bytes;
     for (uint32_t k = 0; w->budget && k < n_out && left + need > w->budget; k++) {
         save = save || vxr_world_chunk_edited(w, out[k].i);
-        left -= w->bytes[out[k].i];
+        left -= vxr_octree_gpu_bytes(&w->scene->models[w->model[out[k].i]]);
     }
     if (save && !w->gen_n) { /* a generated world's edits stay resident */
         pthread_mutex_unlock(&w->lock);
@@ -284,10 +315,14 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         const uint32_t i = want[k].i;
         if (w->state[i] == RESIDENT || !w->e[i].voxels) continue; /* emptied by edits */
         incomplete++;
-        if (w->state[i] != ABSENT || (w->budget && expect >= w->budget)) continue;
-        w->state[i] = QUEUED;
-        w->queue[w->q_count++] = i;
-        expect += w->e[i].voxels;
+        const uint64_t guess = w->state[i] == READY
+                                   ? vxr_octree_gpu_bytes(&w->ready[i])
+                                   : (uint64_t)(per_voxel * (double)w->e[i].voxels);
+        if (w->state[i] == ABSENT && (!w->budget || expect < w->budget)) {
+            w->state[i] = QUEUED;
+            w->queue[w->q_count++] = i;
+        }
+        if (w->state[i] != ABSENT) expect += guess;
     }
     if (w->q_count) pthread_cond_broadcast(&w->wake);
     if (st) {
@@ -300,10 +335,11 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         st->wanted = (uint32_t)n;
         st->resident = w->resident;
         st->missing = incomplete;
-        st->loading = w->q_count + w->busy;
+        st->loading = w->q_count + w->busy + ready;
         st->loaded = w->loaded;
         st->evicted = w->evicted;
         st->resident_bytes = w->resident_bytes;
+        st->file_bytes = w->file_bytes;
         st->made_voxels = w->made_voxels;
         st->made_seconds = w->made_seconds;
     }
@@ -353,7 +389,8 @@ static vxr_result load_marked(vxr_world *w, const bool *want, vxr_error *err) {
         if (!want || want[i]) ask(w, i);
     pthread_cond_broadcast(&w->wake);
     while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
-    const vxr_result r = vxr_world_take_failure(w, vxr_world_take_ready(w, err), err);
+    const vxr_result r =
+        vxr_world_take_failure(w, vxr_world_take_ready(w, UINT64_MAX, NULL, err), err);
     pthread_mutex_unlock(&w->lock);
     return r;
 }

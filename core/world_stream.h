@@ -25,12 +25,15 @@ struct vxr_world {
     /* per chunk; state, ready and the queue are the loaders' too (lock) */
     uint8_t *state;
     uint32_t *model;   /* RESIDENT: its model in the scene */
-    uint64_t *bytes;   /* RESIDENT: its file's size */
+    uint64_t *bytes;   /* READY, RESIDENT: its file's size (a generated one's arrays) */
     uint64_t *seen;    /* the last update that wanted it */
     uint64_t *version; /* RESIDENT: its model's version when read or last written back */
     vxr_octree *ready; /* READY: loaded, not yet in the scene */
     uint64_t updates;
-    uint64_t resident_bytes, loaded, evicted;
+    uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes: the budget's */
+    uint64_t file_bytes;     /* the resident chunks' bytes[] */
+    uint64_t loaded, evicted;
+    uint64_t made_bytes;  /* vxr_octree_gpu_bytes of the chunks the loaders made */
     uint64_t made_voxels; /* the loaders': voxels of the chunks read or generated */
     double made_seconds;  /* and the time they took, summed over the loaders */
     uint32_t resident;
@@ -52,8 +55,11 @@ struct vxr_world {
 /* Whether chunk i is resident with a model changed since it was read or
  * last written back. */
 bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i);
-/* Takes the chunks the loaders finished into the scene (under the lock). */
-vxr_result vxr_world_take_ready(vxr_world *w, vxr_error *err);
+/* Takes the chunks the loaders finished into the scene, in the world's
+ * order, until they add `limit` bytes (vxr_octree_gpu_bytes; at least one
+ * chunk is taken); *left (may be NULL) counts those left READY. Under the
+ * lock. */
+vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, uint32_t *left, vxr_error *err);
 /* Forgets the chunks asked for and not yet taken by a loader (under the
  * lock). */
 void vxr_world_drop_queue(vxr_world *w);

@@ -212,6 +212,10 @@ static void alloc_from(vxr_context *c, vxr_block *b, VkDeviceSize offset, VkDevi
                        vxr_alloc *a) {
     b->used += size;
     b->allocations++;
+    if (c->memory.memoryTypes[b->type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) {
+        c->device_used += size;
+        if (c->device_used > c->device_peak) c->device_peak = c->device_used;
+    }
     a->block = b;
     a->memory = b->memory;
     a->offset = offset;
@@ -328,6 +332,8 @@ void vxr_memory_free(vxr_context *c, vxr_alloc *a) {
     pthread_mutex_lock(&c->mem_lock);
     b->used -= a->size;
     b->allocations--;
+    if (c->memory.memoryTypes[b->type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+        c->device_used -= a->size;
     if (!b->dedicated) block_give(b, a->offset, a->size);
     if (!b->allocations) {
         vxr_block **p = &c->blocks;
@@ -431,6 +437,7 @@ void vxr_context_memory(const vxr_context *ctx, vxr_memory_info *dest) {
     vxr_context *c = (vxr_context *)ctx; /* the lock */
     memset(dest, 0, sizeof *dest);
     pthread_mutex_lock(&c->mem_lock);
+    dest->device_local_peak = c->device_peak;
     for (const vxr_block *b = c->blocks; b; b = b->next) {
         VkMemoryPropertyFlags f = c->memory.memoryTypes[b->type].propertyFlags;
         if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) {

@@ -131,6 +131,7 @@ struct vxr_context {
     pthread_mutex_t mem_lock;
     struct vxr_block *blocks;
     uint32_t block_serial; /* blocks made so far, for their names */
+    uint64_t device_used, device_peak; /* device-local bytes in use, and the most ever */
 };
 
 /* Where a buffer or image lives: a range of a memory block, or a

@@ -29,6 +29,12 @@ uint64_t vxr_renderer_version(const vxr_renderer *r) {
     return r->version;
 }
 
+uint64_t vxr_renderer_section_bytes(const vxr_renderer *r) {
+    uint64_t bytes = 0;
+    for (int k = 0; r && k < VXR_SECTIONS; k++) bytes += r->sec[k].capacity * r->sec[k].elem;
+    return bytes;
+}
+
 void vxr_renderer_complete(vxr_renderer *r, uint64_t serial) {
     if (serial > r->serial) serial = r->serial;
     if (serial <= r->completed) return;

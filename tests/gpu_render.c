@@ -200,6 +200,11 @@ static void test_ray_batches(void) {
         CHECK(vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK);
         CHECK(cli_gpu_submit(&gpu, &err) == VXR_OK);
         CHECK(vxr_picker_create(s, &picker) == VXR_OK);
+        /* a scene of compact models fills its sections exactly: what a
+         * world charges a chunk is what the renderer holds for it */
+        uint64_t held = 0;
+        for (uint32_t m = 0; m < s->model_count; m++) held += vxr_octree_gpu_bytes(&s->models[m]);
+        CHECK(vxr_renderer_section_bytes(ren) == held);
         if (!ren || !picker || !cpu) {
             vxr_picker_destroy(picker);
             vxr_renderer_destroy(ren);

@@ -7,7 +7,8 @@
  * scene's journal answers as a new one; under a budget the resident bytes
  * stay within it once the chunks not wanted are gone, farthest first, and
  * the wanted ones are all resident, an edited one written back and gone
- * too; an update returns without waiting; a
+ * too; an update returns without waiting, and takes in a share of the
+ * budget of what the loaders made; a
  * chunk file gone is reported once, naming it. */
 #include <math.h>
 #include <stdlib.h>
@@ -227,6 +228,46 @@ static void test_missing_chunk(void) {
     remove_tree(copy);
 }
 
+/* An update takes in at most a sixteenth of the budget of what the
+ * loaders made (at least 1 MiB, at least one chunk); the rest waits,
+ * counted as loading, and the next updates take it. Chunks charge
+ * vxr_octree_gpu_bytes, and the resident ones stay within the budget but
+ * for the last one asked for. */
+static void test_take_limit(void) {
+    vxr_world *w = NULL;
+    const uint64_t budget = 16u << 20, limit = 1u << 20;
+    const vxr_world_desc desc = {"@terrain:4096", 0, budget, 2, 0};
+    CHECK(vxr_world_open(&desc, &w, NULL) == VXR_OK);
+    if (!w) return;
+    static const float eye[3] = {0, 0, 100};
+    vxr_world_status st;
+    CHECK(vxr_world_update(w, eye, &st, NULL) == VXR_OK);
+    const vxr_scene *s = vxr_world_scene(w);
+    uint32_t takes = 0;
+    uint64_t before = 0, largest = 0;
+    for (int k = 0; k < 1000 && st.loading; k++) {
+        vxr_world_wait(w);
+        CHECK(vxr_world_update(w, eye, &st, NULL) == VXR_OK);
+        uint64_t sum = 0, last = 0;
+        for (uint32_t i = 0; i < s->instance_count; i++) {
+            if (s->instances[i].flags & VXR_INSTANCE_REMOVED) continue;
+            last = vxr_octree_gpu_bytes(&s->models[s->instances[i].model]);
+            sum += last;
+            if (last > largest) largest = last;
+        }
+        CHECK_EQ_INT(sum, st.resident_bytes);
+        /* what this update took: under the limit but for the chunk that crossed it */
+        CHECK(sum - before < limit + largest);
+        takes += sum > before;
+        before = sum;
+    }
+    CHECK(!st.loading && st.resident > 0);
+    CHECK(takes >= 3); /* several updates took chunks in */
+    CHECK(st.resident_bytes <= budget + largest);
+    CHECK(st.missing > 0); /* the budget left the view incomplete */
+    vxr_world_close(w);
+}
+
 static void test_refused(void) {
     vxr_world *w = NULL;
     vxr_error err = {{0}};
@@ -268,4 +309,4 @@ int main(int argc, char **argv) {
 /* the tests' main, as run() */
 #define main run
 VXR_TEST_MAIN(TEST(test_path), TEST(test_budget), TEST(test_no_wait), TEST(test_missing_chunk),
-              TEST(test_refused))
+              TEST(test_take_limit), TEST(test_refused))

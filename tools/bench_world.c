@@ -17,11 +17,12 @@ typedef struct bench_frame {
 } bench_frame;
 
 /* One frame: residency around cam's eye, the renderer's update, the frame. */
-static vxr_result frame(vxr_world *w, cli_gpu *gpu, vxr_renderer *ren, vxr_target *target,
-                        const vxr_camera *cam, float lod, vxr_world_status *st, bench_frame *f,
-                        vxr_error *err) {
+static vxr_result frame(vxr_world *w, uint64_t budget, cli_gpu *gpu, vxr_renderer *ren,
+                        vxr_target *target, const vxr_camera *cam, float lod, vxr_world_status *st,
+                        bench_frame *f, vxr_error *err) {
     const double t0 = cli_now();
     vxr_update_info info = {0};
+    cli_world_budget(w, budget, gpu->ctx, ren);
     vxr_result r = vxr_world_update(w, cam->eye, st, err);
     if (r == VXR_OK) r = cli_gpu_begin(gpu, err);
     if (r == VXR_OK) r = vxr_renderer_update(ren, vxr_world_scene(w), gpu->cmd, &info, err);
@@ -32,6 +33,7 @@ static vxr_result frame(vxr_world *w, cli_gpu *gpu, vxr_renderer *ren, vxr_targe
                           .lod = lod};
     if (r == VXR_OK) r = vxr_renderer_render_frame(ren, target, &fr, gpu->cmd, err);
     if (r == VXR_OK) r = cli_gpu_submit(gpu, err);
+    if (r == VXR_OK) vxr_renderer_complete(ren, info.serial); /* submit waited for it */
     f->ms = 1e3 * (cli_now() - t0);
     f->upload = info.upload_bytes;
     return r;
@@ -91,7 +93,7 @@ int cmd_bench_world(int argc, char **argv) {
     }
     vxr_error err = {{0}};
     vxr_world *w = NULL;
-    const vxr_world_desc desc = {path, distance, budget, 2, 0};
+    const vxr_world_desc desc = {path, distance, budget, 2, 0}; /* cli_world_budget's, later */
     vxr_result r = vxr_world_open(&desc, &w, &err);
     if (r != VXR_OK) {
         free(cams);
@@ -120,7 +122,7 @@ int cmd_bench_world(int argc, char **argv) {
     vxr_world_status st = {0};
     vxr_memory_info mem;
     vxr_camera cam = {0};
-    uint64_t loaded = 0, evicted = 0;
+    uint64_t loaded = 0, evicted = 0, resident_peak = 0;
     for (size_t k = 0; r == VXR_OK && k < n; k++) {
         memcpy(cam.eye, cams + 6 * k, sizeof cam.eye);
         memcpy(cam.target, cams + 6 * k + 3, sizeof cam.target);
@@ -133,7 +135,7 @@ int cmd_bench_world(int argc, char **argv) {
             break;
         }
         if (cli_progress(json)) fprintf(stderr, "frame %zu of %zu\r", k + 1, n);
-        r = frame(w, &gpu, ren, target, &cam, lod, &st, &f[k], &err);
+        r = frame(w, budget, &gpu, ren, target, &cam, lod, &st, &f[k], &err);
         vxr_context_memory(gpu.ctx, &mem);
         if (json && r == VXR_OK)
             printf("{\"frame\":%zu,\"ms\":%.3f,\"resident_bytes\":%llu,\"gpu_bytes\":%llu,"
@@ -146,6 +148,7 @@ int cmd_bench_world(int argc, char **argv) {
                    st.resident, st.wanted, st.missing);
         loaded = st.loaded;
         evicted = st.evicted;
+        if (st.resident_bytes > resident_peak) resident_peak = st.resident_bytes;
         sorted[k] = f[k].ms;
     }
     /* stopped at the last camera: frames until the view is complete */
@@ -153,8 +156,9 @@ int cmd_bench_world(int argc, char **argv) {
     bench_frame extra;
     /* (a view the budget leaves incomplete asks for nothing more: it ends) */
     while (r == VXR_OK && st.loading && cli_now() - stop < COMPLETE_SECONDS)
-        r = frame(w, &gpu, ren, target, &cam, lod, &st, &extra, &err);
+        r = frame(w, budget, &gpu, ren, target, &cam, lod, &st, &extra, &err);
     const double complete = cli_now() - stop;
+    vxr_context_memory(gpu.ctx, &mem); /* its peak: the frames after the stop too */
     if (cli_progress(json)) fprintf(stderr, "\033[K");
     if (r == VXR_OK && status == EXIT_OK) {
         qsort(sorted, n, sizeof *sorted, cli_cmp_double);
@@ -169,17 +173,21 @@ int cmd_bench_world(int argc, char **argv) {
             printf("{\"frames\":%zu,\"worst_ms\":%.3f,\"median_ms\":%.3f,\"peak_rss_bytes\":%llu,"
                    "\"complete_after_stop_s\":%.3f,\"complete\":%s,\"chunks\":%u,"
                    "\"view_distance\":%g,\"budget\":%llu,\"made_voxels\":%llu,"
-                   "\"made_s\":%.3f,\"worker_mvox_s\":%.2f,\"lod\":%g}\n",
+                   "\"made_s\":%.3f,\"worker_mvox_s\":%.2f,\"lod\":%g,\"gpu_peak_bytes\":%llu,"
+                   "\"resident_peak_bytes\":%llu}\n",
                    n, sorted[n - 1], sorted[n / 2], rss, complete, done ? "true" : "false",
                    st.chunks, (double)st.view_distance, (unsigned long long)budget,
-                   (unsigned long long)st.made_voxels, st.made_seconds, mvox_s, (double)lod);
+                   (unsigned long long)st.made_voxels, st.made_seconds, mvox_s, (double)lod,
+                   (unsigned long long)mem.device_local_peak, (unsigned long long)resident_peak);
         else
             printf("%zu frames: median %.2f ms, worst %.2f ms; peak resident memory %llu "
                    "bytes; the view complete %.3f s after the stop%s; loaders %.1f Mvoxels/s "
-                   "(%llu voxels in %.2f thread-seconds); level of detail bias %g\n",
+                   "(%llu voxels in %.2f thread-seconds); level of detail bias %g; GPU bytes "
+                   "at most %llu, chunks' bytes at most %llu\n",
                    n, sorted[n / 2], sorted[n - 1], rss, complete,
                    done ? "" : " (not complete: over the budget or timed out)", mvox_s,
-                   (unsigned long long)st.made_voxels, st.made_seconds, (double)lod);
+                   (unsigned long long)st.made_voxels, st.made_seconds, (double)lod,
+                   (unsigned long long)mem.device_local_peak, (unsigned long long)resident_peak);
     }
     if (r != VXR_OK) status = cli_fail(path, r, &err);
     free(f);

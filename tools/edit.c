@@ -215,7 +215,7 @@ int cmd_edit(int argc, char **argv) {
         vxr_world_status st = {0};
         if (r == VXR_OK) r = vxr_world_update(world, (const float[3]){0, 0, 0}, &st, &err);
         if (r != VXR_OK) status = cli_fail(out_path, r, &err);
-        size = (size_t)st.resident_bytes;
+        size = (size_t)st.file_bytes;
     } else if (status == EXIT_OK) {
         r = cli_save_scene(out_path, format, scene, &size, &err);
         /* A scene .vox or .vl32 cannot hold is bad input, not a usage error. */

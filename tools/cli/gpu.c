@@ -216,3 +216,14 @@ vxr_result cli_render_frames(cli_gpu *gpu, vxr_renderer *ren, vxr_target *t, con
     if (shown) fprintf(stderr, "\r\033[K");
     return r;
 }
+
+void cli_world_budget(vxr_world *world, uint64_t budget, const vxr_context *ctx,
+                      const vxr_renderer *ren) {
+    if (!budget) return;
+    vxr_memory_info m;
+    vxr_context_memory(ctx, &m);
+    const uint64_t sections = vxr_renderer_section_bytes(ren);
+    const uint64_t other =
+        (m.device_local_used > sections ? m.device_local_used - sections : 0) + CLI_STAGING_ROOM;
+    vxr_world_set_budget(world, budget > other + 4 ? (budget - other) / 4 : 1);
+}

@@ -23,6 +23,18 @@ typedef struct cli_gpu {
  * VXR_ERROR_DEVICE when no device is usable. On failure everything is
  * released and err says why. */
 vxr_result cli_gpu_open(cli_gpu *g, const vxr_context_desc *desc, vxr_error *err);
+/* --budget BYTES caps every device byte of ctx and the chunks' host
+ * bytes: sets world's budget (its chunks' bytes, vxr_octree_gpu_bytes)
+ * to a quarter of what is left of it once the device bytes not in ren's
+ * sections (images, tables, staging) and CLI_STAGING_ROOM are taken off.
+ * A quarter, because the sections hold up to 1.5 times their models'
+ * bytes, and a section laid out afresh holds its old buffers too until
+ * the update is complete: 3 times at most. Left nothing, the budget is 1
+ * byte (the nearest chunk alone). Before each vxr_world_update; nothing
+ * for budget 0 (no limit); ren may be NULL (no section yet). */
+#define CLI_STAGING_ROOM (4u << 20)
+void cli_world_budget(vxr_world *world, uint64_t budget, const vxr_context *ctx,
+                      const vxr_renderer *ren);
 /* Resets and begins the command buffer. */
 vxr_result cli_gpu_begin(cli_gpu *g, vxr_error *err);
 /* Ends the command buffer, submits it, and waits for it. */

@@ -11,6 +11,7 @@ vxr_result view_open_scene(const view_args *va, const char *path, vxr_scene **sc
     *world = NULL;
     if (!vxr_is_generated_world(path) && (path[0] == '@' || !vxr_is_world(path)))
         return cli_scene_load(path, scene, NULL, NULL, err);
+    /* the budget is cli_world_budget's, each frame */
     const vxr_world_desc desc = {path, va ? va->view_distance : 0, va ? va->budget : 0, 2, 0};
     const vxr_result r = vxr_world_open(&desc, world, err);
     if (r == VXR_OK) *scene = vxr_world_scene(*world);
@@ -27,6 +28,7 @@ void view_scene_free(vxr_scene *scene, vxr_world *world) {
 void view_world_frame(app *a, bool complete) {
     if (!a->world) return;
     vxr_error err = {{0}};
+    cli_world_budget(a->world, a->args->budget, a->vk.gpu.ctx, a->renderer);
     vxr_result r = vxr_world_update(a->world, a->cam.eye, &a->world_status, &err);
     /* complete: the chunks asked for, taken in at once (in the world's order) */
     while (r == VXR_OK && complete && a->world_status.loading) {

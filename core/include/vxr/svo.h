@@ -66,6 +66,11 @@ static inline uint32_t vxr_octree_brick_base(const vxr_octree *tree, uint32_t no
 /* Entries of brick_attr and of attrs (in attributes). */
 VXR_API uint32_t vxr_octree_battr_count(const vxr_octree *tree);
 VXR_API uint32_t vxr_octree_attr_count(const vxr_octree *tree);
+/* The bytes a renderer's sections hold for tree (vxr_layout.h): 8 a node
+ * slot, 4 a brick_attr entry, its attributes in 4-byte words and 4 a node
+ * slot of level-of-detail colour; 0 for a tree of no node. What a world
+ * charges a resident chunk against its budget. */
+VXR_API uint64_t vxr_octree_gpu_bytes(const vxr_octree *tree);
 
 /* Level of detail (vxr_layout.h): the colour (RGBA8, red low) of a cube
  * of the tree at level >= 1, the rounded mean of its occupied children's,

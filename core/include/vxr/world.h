@@ -109,9 +109,13 @@ typedef struct vxr_world_desc {
                               "@terrain:N" (N 1..65536: @terrain:N's voxels, made a chunk at a
                               time by the loaders, nothing on disk) */
     float view_distance;   /* world units, finite; 0: four chunk sides */
-    uint64_t budget_bytes; /* resident chunk files' bytes at most (0: no limit): chunks not
-                              wanted are evicted past it and no more are read; wanted chunks
-                              are never evicted */
+    uint64_t budget_bytes; /* the resident chunks' bytes at most, as vxr_octree_gpu_bytes
+                              counts them (their octrees as a renderer holds them, at least
+                              what they take in memory), 0: no limit. Chunks not wanted are
+                              evicted past it, and reading stops once the resident chunks and
+                              those asked for reach it (a guess from their voxel counts until
+                              read): the last one asked for may pass it. Wanted chunks are
+                              never evicted */
     uint32_t threads;      /* loader threads (0: 1) */
     uint32_t chunk;        /* a generated world's chunk side (0: VXR_WORLD_CHUNK_DEFAULT) */
 } vxr_world_desc;
@@ -122,12 +126,14 @@ typedef struct vxr_world_status {
     uint32_t wanted;          /* within view distance of the eye */
     uint32_t resident;        /* in the scene */
     uint32_t missing;         /* wanted and not resident: the view is complete at 0 */
-    uint32_t loading;         /* asked for or being read */
+    uint32_t loading;         /* asked for, being read, or read and not yet taken in */
     uint64_t loaded, evicted; /* since the world was opened */
-    uint64_t resident_bytes;  /* the resident chunks' files */
+    uint64_t resident_bytes;  /* the resident chunks' vxr_octree_gpu_bytes: the budget's */
     uint32_t unsaved;         /* resident chunks changed since read or written back */
     uint64_t made_voxels;     /* voxels of the chunks the loaders read or generated */
     double made_seconds;      /* the loaders' time on them, summed over the threads */
+    uint64_t file_bytes;      /* the resident chunks' files, as read or last written back (a
+                                 generated chunk: its octree's arrays) */
 } vxr_world_status;
 
 /* The view distance in use (desc's, or its default). */
@@ -144,12 +150,17 @@ VXR_API vxr_scene *vxr_world_scene(vxr_world *world);
 /* Hands the scene of the resident chunks to the caller (who destroys it):
  * the world keeps no scene, and is to be closed next. */
 VXR_API vxr_scene *vxr_world_detach_scene(vxr_world *world);
-/* Puts the chunks the loaders finished into the scene, evicts over the
- * budget and asks for the wanted chunks around eye that are not resident.
- * Never waits for a load. st (may be NULL) says where residency stands.
- * A chunk that failed to load is reported once, as VXR_ERROR_IO or
- * VXR_ERROR_FORMAT naming its file (the update is done all the same), and
- * not asked for again. */
+/* Changes the budget (vxr_world_desc.budget_bytes) from the next update
+ * on: a host that sets it from the memory its renderer has left. */
+VXR_API void vxr_world_set_budget(vxr_world *world, uint64_t budget_bytes);
+/* Puts chunks the loaders finished into the scene (in the world's order,
+ * at most a sixteenth of the budget's bytes of them, 1 to 16 MiB, and at
+ * least one: a frame's uploads stay small; the rest wait for the next
+ * update and count as loading), evicts over the budget and asks for the
+ * wanted chunks around eye that are not resident. Never waits for a load.
+ * st (may be NULL) says where residency stands. A chunk that failed to load is reported once, as
+ * VXR_ERROR_IO or VXR_ERROR_FORMAT naming its file (the update is done all the same), and not asked
+ * for again. */
 VXR_API vxr_result vxr_world_update(vxr_world *world, const float eye[3], vxr_world_status *st,
                                     vxr_error *err);
 /* Writes every resident chunk changed since it was read or last written

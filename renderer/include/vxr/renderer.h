@@ -275,6 +275,9 @@ typedef struct vxr_memory_info {
     uint32_t blocks;             /* VkDeviceMemory allocations, own ones included */
     uint32_t dedicated;          /* of them, those holding one resource of its own */
     uint32_t allocations;        /* buffers and images in them */
+    uint64_t device_local_peak;  /* the most device_local_used has been since the context
+                                    was made (within an update too: old and new buffers
+                                    of a section laid out afresh both count) */
 } vxr_memory_info;
 
 /* Fills dest with the context's memory now (all renderers and targets of
@@ -397,6 +400,12 @@ VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *scene, 
  * creation or last update. A frame recorded now traces that scene; keep
  * the value with the frame's pick records for vxr_pick_expand. */
 VXR_API uint64_t vxr_renderer_version(const vxr_renderer *r);
+/* The device bytes the renderer's octree sections take: the buffers its
+ * models' nodes, attributes and colours live in, their room to grow
+ * included (at most half again of what the models need, until a section
+ * is laid out afresh, which holds its old buffers until the update is
+ * complete). What grows with the scene; 0 for NULL. */
+VXR_API uint64_t vxr_renderer_section_bytes(const vxr_renderer *r);
 /* The host says: the command buffers holding updates up to serial (and
  * everything submitted before them) completed. Frees what they kept. */
 VXR_API void vxr_renderer_complete(vxr_renderer *r, uint64_t serial);
