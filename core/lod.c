@@ -99,6 +99,10 @@ void vxr_lod_colors_update(const vxr_octree *m, const uint32_t *palette, uint32_
 
 void vxr_lod_colors(const vxr_octree *m, const uint32_t *palette, uint64_t from, uint64_t count,
                     uint32_t *dest) {
+    if (m->lod_colors && !m->live && from + count <= m->node_count) { /* made beside the tree */
+        memcpy(dest, m->lod_colors + from, count * 4);
+        return;
+    }
     memset(dest, 0, count * 4);
     const walk w = {m, palette, dest, from, count, NULL, NULL};
     if (m->node_count) node_color(&w, m->depth, 0);

@@ -49,6 +49,12 @@ static void *loader(void *arg) {
         const vxr_result r = w->gen_n ? generate(w, &w->e[i], &tree, &bytes, &err)
                                       : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
                                                              &tree, &bytes, &err);
+        /* the node colours here, not on the render thread at upload */
+        if (r == VXR_OK && tree.node_count) {
+            uint32_t *colors = malloc((size_t)tree.node_count * sizeof *colors);
+            if (colors) vxr_lod_colors(&tree, w->colours->palette, 0, tree.node_count, colors);
+            tree.lod_colors = colors; /* none when out of memory: made at upload instead */
+        }
         const double took = vxr_seconds() - start;
         pthread_mutex_lock(&w->lock);
         w->busy--;

@@ -265,6 +265,30 @@ static void test_take_limit(void) {
     CHECK(takes >= 3); /* several updates took chunks in */
     CHECK(st.resident_bytes <= budget + largest);
     CHECK(st.missing > 0); /* the budget left the view incomplete */
+    /* the loaders made each chunk's node colours: vxr_lod_colors' own */
+    uint32_t checked = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        if (s->instances[i].flags & VXR_INSTANCE_REMOVED) continue;
+        vxr_octree m = s->models[s->instances[i].model];
+        CHECK(m.lod_colors != NULL);
+        if (!m.lod_colors) continue;
+        const uint32_t *made = m.lod_colors;
+        m.lod_colors = NULL; /* computed afresh from the tree */
+        uint32_t *fresh = malloc((size_t)m.node_count * sizeof *fresh);
+        if (fresh) {
+            vxr_lod_colors(&m, s->palette, 0, m.node_count, fresh);
+            CHECK(!memcmp(fresh, made, (size_t)m.node_count * sizeof *fresh));
+            checked++;
+        }
+        free(fresh);
+    }
+    CHECK(checked == st.resident);
+    /* an edit drops them: the live form has none */
+    vxr_octree *first = NULL;
+    for (uint32_t i = 0; i < s->instance_count && !first; i++)
+        if (!(s->instances[i].flags & VXR_INSTANCE_REMOVED))
+            first = &s->models[s->instances[i].model];
+    CHECK(first && vxr_octree_make_live(first) == VXR_OK && first->lod_colors == NULL);
     vxr_world_close(w);
 }
 

@@ -55,6 +55,10 @@ typedef struct vxr_octree {
     uint32_t *brick_attr;  /* compact: brick_count; live: node_count */
     uint8_t *attrs;        /* vxr_octree_attr_count(tree) * attr_size */
     struct vxr_live *live; /* the live form's bookkeeping; NULL when compact */
+    uint32_t *lod_colors;  /* NULL, or (compact trees) node_count colours as vxr_lod_colors
+                              makes them for the palette of the scene the tree goes to, made
+                              beside the tree (a world's loader threads) so that uploads copy
+                              them; freed with the tree, dropped by vxr_octree_make_live */
 } vxr_octree;
 
 /* The index in brick_attr of brick node n's entry is n - this. */
@@ -84,7 +88,8 @@ VXR_API uint32_t vxr_lod_color(const vxr_octree *tree, const uint32_t *palette, 
                                uint32_t node, uint32_t octant);
 /* Writes dest[k] = the colour of node from + k (vxr_lod_color of it at its
  * level) for k < count, 0 for nodes (or live slots) the tree does not
- * reach: the renderer's node colour section. O(nodes + voxels). */
+ * reach: the renderer's node colour section. O(nodes + voxels); a copy
+ * of tree->lod_colors when the tree has them (palette is then not read). */
 VXR_API void vxr_lod_colors(const vxr_octree *tree, const uint32_t *palette, uint64_t from,
                             uint64_t count, uint32_t *dest);
 /* Brings colors[0 .. node_count) (vxr_lod_colors of the tree as it was)
