@@ -13,6 +13,8 @@ enum { COMPLETE_SECONDS = 60 }; /* after the stop, frames at most this long */
 
 typedef struct bench_frame {
     double ms;
+    double world_ms;  /* of it, vxr_world_update */
+    double update_ms; /* of it, vxr_renderer_update (its cpu_ms: recording, no GPU work) */
     uint64_t upload;
 } bench_frame;
 
@@ -24,6 +26,7 @@ static vxr_result frame(vxr_world *w, uint64_t budget, cli_gpu *gpu, vxr_rendere
     vxr_update_info info = {0};
     cli_world_budget(w, budget, gpu->ctx, ren);
     vxr_result r = vxr_world_update(w, cam->eye, st, err);
+    f->world_ms = 1e3 * (cli_now() - t0);
     if (r == VXR_OK) r = cli_gpu_begin(gpu, err);
     if (r == VXR_OK) r = vxr_renderer_update(ren, vxr_world_scene(w), gpu->cmd, &info, err);
     const vxr_frame fr = {.camera = cam,
@@ -36,6 +39,7 @@ static vxr_result frame(vxr_world *w, uint64_t budget, cli_gpu *gpu, vxr_rendere
     if (r == VXR_OK) vxr_renderer_complete(ren, info.serial); /* submit waited for it */
     f->ms = 1e3 * (cli_now() - t0);
     f->upload = info.upload_bytes;
+    f->update_ms = info.cpu_ms;
     return r;
 }
 
@@ -138,10 +142,11 @@ int cmd_bench_world(int argc, char **argv) {
         r = frame(w, budget, &gpu, ren, target, &cam, lod, &st, &f[k], &err);
         vxr_context_memory(gpu.ctx, &mem);
         if (json && r == VXR_OK)
-            printf("{\"frame\":%zu,\"ms\":%.3f,\"resident_bytes\":%llu,\"gpu_bytes\":%llu,"
+            printf("{\"frame\":%zu,\"ms\":%.3f,\"world_ms\":%.3f,\"update_ms\":%.3f,"
+                   "\"resident_bytes\":%llu,\"gpu_bytes\":%llu,"
                    "\"loaded\":%llu,\"evicted\":%llu,\"upload_bytes\":%llu,\"resident\":%u,"
                    "\"wanted\":%u,\"missing\":%u}\n",
-                   k, f[k].ms, (unsigned long long)st.resident_bytes,
+                   k, f[k].ms, f[k].world_ms, f[k].update_ms, (unsigned long long)st.resident_bytes,
                    (unsigned long long)mem.device_local_used,
                    (unsigned long long)(st.loaded - loaded),
                    (unsigned long long)(st.evicted - evicted), (unsigned long long)f[k].upload,
