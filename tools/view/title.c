@@ -23,6 +23,15 @@ void view_readout(const app *a, char *dest, size_t size) {
         if (w->unsaved)
             n += snprintf(dest + n, size - (size_t)n, ", %u edited (Ctrl+S writes back)",
                           w->unsaved);
+        vxr_memory_info m;
+        if (a->renderer) { /* (the --frames summary comes after it is gone) */
+            vxr_context_memory(a->vk.gpu.ctx, &m);
+            n += snprintf(dest + n, size - (size_t)n, ", GPU %.0f MiB",
+                          (double)m.device_local_used / (1 << 20));
+            if (a->args->budget)
+                n += snprintf(dest + n, size - (size_t)n, " of --budget %.0f MiB",
+                              (double)a->args->budget / (1 << 20));
+        }
     }
     if (a->light.model != VXR_LIGHT_FLAT)
         n += snprintf(dest + n, size - (size_t)n, " %u spp%s", a->samples,
