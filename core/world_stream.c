@@ -233,7 +233,8 @@ static int cmp_distance(const void *a, const void *b) {
 }
 
 static void evict(vxr_world *w, uint32_t i) {
-    w->resident_bytes -= vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    const uint64_t bytes = vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    w->resident_bytes -= bytes < w->resident_bytes ? bytes : w->resident_bytes;
     w->file_bytes -= w->bytes[i];
     vxr_scene_remove_model(w->scene, w->model[i]);
     w->state[i] = ABSENT;
@@ -249,6 +250,41 @@ static uint64_t take_limit(const vxr_world *w) {
     if (!w->budget) return most;
     const uint64_t share = w->budget / 16;
     return share < least ? least : share > most ? most : share;
+}
+
+/* The resident models' bytes as they are now (edits change them). */
+static uint64_t resident_now(const vxr_world *w) {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->state[i] == RESIDENT) bytes += vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    return bytes;
+}
+
+/* A wanted chunk's bytes: its tree's when read, else its voxels at the
+ * bytes a voxel of the chunks made so far (3 before any), a guess. */
+static uint64_t chunk_guess(const vxr_world *w, uint32_t i) {
+    if (w->state[i] == READY) return vxr_octree_gpu_bytes(&w->ready[i]);
+    const double per_voxel = w->made_voxels ? (double)w->made_bytes / (double)w->made_voxels : 3.0;
+    return (uint64_t)(per_voxel * (double)w->e[i].voxels);
+}
+
+/* What the n wanted chunks not resident would take. */
+static uint64_t wanted_need(const vxr_world *w, const by_distance *want, size_t n) {
+    uint64_t need = 0;
+    for (size_t k = 0; k < n; k++)
+        if (w->state[want[k].i] != RESIDENT && w->state[want[k].i] != FAILED)
+            need += chunk_guess(w, want[k].i);
+    return need;
+}
+
+/* The resident chunks this update does not want, farthest first. */
+static uint32_t unwanted(const vxr_world *w, const float eye[3], by_distance *out) {
+    uint32_t n_out = 0;
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->state[i] == RESIDENT && w->seen[i] != w->updates)
+            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i};
+    if (n_out) qsort(out, n_out, sizeof *out, cmp_distance);
+    return n_out;
 }
 
 vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *st,
@@ -272,32 +308,19 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     }
     if (n) qsort(want, n, sizeof *want, cmp_distance);
     pthread_mutex_lock(&w->lock);
-    uint32_t ready = 0;
-    r = vxr_world_take_ready(w, take_limit(w), &ready, err);
-    /* the resident models as they are now (edits change them) */
-    w->resident_bytes = 0;
+    /* a chunk read but no longer wanted is not taken in (it would only be
+     * uploaded to be evicted): it is read again when wanted again */
     for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == RESIDENT)
-            w->resident_bytes += vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
-    /* what the wanted chunks not resident would take: their voxels at the
-     * bytes a voxel of the chunks made so far (3 before any), a guess until
-     * they are read */
-    const double per_voxel = w->made_voxels ? (double)w->made_bytes / (double)w->made_voxels : 3.0;
-    uint64_t need = 0;
-    for (size_t k = 0; k < n; k++) {
-        const uint32_t i = want[k].i;
-        if (w->state[i] == READY)
-            need += vxr_octree_gpu_bytes(&w->ready[i]);
-        else if (w->state[i] != RESIDENT)
-            need += (uint64_t)(per_voxel * (double)w->e[i].voxels);
-    }
+        if (w->state[i] == READY && w->seen[i] != w->updates) {
+            vxr_octree_free(&w->ready[i]);
+            w->state[i] = ABSENT;
+        }
+    r = vxr_world_take_ready(w, take_limit(w), NULL, err);
+    w->resident_bytes = resident_now(w);
+    uint64_t need = wanted_need(w, want, n);
     /* over the budget: the chunks not wanted now go, farthest first; edited
      * ones are written back first (all edits at once), and stay if that fails */
-    uint32_t n_out = 0;
-    for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == RESIDENT && w->seen[i] != w->updates)
-            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i};
-    if (n_out) qsort(out, n_out, sizeof *out, cmp_distance);
+    uint32_t n_out = unwanted(w, eye, out);
     bool save = false;
     uint64_t left = w->resident_bytes;
     for (uint32_t k = 0; w->budget && k < n_out && left + need > w->budget; k++) {
@@ -310,6 +333,11 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         const vxr_result s = vxr_world_save(w, NULL, &why);
         if (s != VXR_OK && r == VXR_OK) r = vxr_fail(err, s, "%s", why.message);
         pthread_mutex_lock(&w->lock);
+        /* the save took in what the loaders had made and may have grown
+         * the models voxels moved into: counted afresh */
+        w->resident_bytes = resident_now(w);
+        need = wanted_need(w, want, n);
+        n_out = unwanted(w, eye, out);
     }
     for (uint32_t k = 0; w->budget && k < n_out && w->resident_bytes + need > w->budget; k++)
         if (!vxr_world_chunk_edited(w, out[k].i)) evict(w, out[k].i);
@@ -321,21 +349,21 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         const uint32_t i = want[k].i;
         if (w->state[i] == RESIDENT || !w->e[i].voxels) continue; /* emptied by edits */
         incomplete++;
-        const uint64_t guess = w->state[i] == READY
-                                   ? vxr_octree_gpu_bytes(&w->ready[i])
-                                   : (uint64_t)(per_voxel * (double)w->e[i].voxels);
         if (w->state[i] == ABSENT && (!w->budget || expect < w->budget)) {
             w->state[i] = QUEUED;
             w->queue[w->q_count++] = i;
         }
-        if (w->state[i] != ABSENT) expect += guess;
+        if (w->state[i] == QUEUED || w->state[i] == LOADING || w->state[i] == READY)
+            expect += chunk_guess(w, i);
     }
     if (w->q_count) pthread_cond_broadcast(&w->wake);
     if (st) {
         memset(st, 0, sizeof *st);
+        uint32_t ready = 0; /* read, not yet taken in */
         for (uint32_t i = 0; i < w->count; i++) {
             st->chunks += w->e[i].voxels != 0;
             st->unsaved += vxr_world_chunk_edited(w, i);
+            ready += w->state[i] == READY;
         }
         st->view_distance = w->view_distance;
         st->wanted = (uint32_t)n;

@@ -160,8 +160,10 @@ int cmd_bench_world(int argc, char **argv) {
     const double stop = cli_now();
     bench_frame extra;
     /* (a view the budget leaves incomplete asks for nothing more: it ends) */
-    while (r == VXR_OK && st.loading && cli_now() - stop < COMPLETE_SECONDS)
+    while (r == VXR_OK && st.loading && cli_now() - stop < COMPLETE_SECONDS) {
         r = frame(w, budget, &gpu, ren, target, &cam, lod, &st, &extra, &err);
+        if (st.resident_bytes > resident_peak) resident_peak = st.resident_bytes;
+    }
     const double complete = cli_now() - stop;
     vxr_context_memory(gpu.ctx, &mem); /* its peak: the frames after the stop too */
     if (cli_progress(json)) fprintf(stderr, "\033[K");

@@ -30,7 +30,8 @@ void view_world_frame(app *a, bool complete) {
     vxr_error err = {{0}};
     cli_world_budget(a->world, a->args->budget, a->vk.gpu.ctx, a->renderer);
     vxr_result r = vxr_world_update(a->world, a->cam.eye, &a->world_status, &err);
-    /* complete: the chunks asked for, taken in at once (in the world's order) */
+    /* complete: the chunks asked for, all taken in (in the world's order, a
+     * share an update) before the frame goes on */
     while (r == VXR_OK && complete && a->world_status.loading) {
         vxr_world_wait(a->world);
         r = vxr_world_update(a->world, a->cam.eye, &a->world_status, &err);

@@ -151,13 +151,16 @@ VXR_API vxr_scene *vxr_world_scene(vxr_world *world);
  * the world keeps no scene, and is to be closed next. */
 VXR_API vxr_scene *vxr_world_detach_scene(vxr_world *world);
 /* Changes the budget (vxr_world_desc.budget_bytes) from the next update
- * on: a host that sets it from the memory its renderer has left. */
+ * on: a host that sets it from the memory its renderer has left. On the
+ * thread that calls vxr_world_update. */
 VXR_API void vxr_world_set_budget(vxr_world *world, uint64_t budget_bytes);
 /* Puts chunks the loaders finished into the scene (in the world's order,
- * at most a sixteenth of the budget's bytes of them, 1 to 16 MiB, and at
- * least one: a frame's uploads stay small; the rest wait for the next
- * update and count as loading), evicts over the budget and asks for the
- * wanted chunks around eye that are not resident. Never waits for a load.
+ * until they reach a sixteenth of the budget's bytes, 1 to 16 MiB, and 16
+ * MiB without a budget: a frame's uploads stay small; the rest wait for the
+ * next update and count as loading; a chunk read that this update does
+ * not want is dropped, and read again when wanted), evicts over the
+ * budget and asks for the wanted chunks around eye that are not resident.
+ * Never waits for a load.
  * st (may be NULL) says where residency stands. A chunk that failed to load is reported once, as
  * VXR_ERROR_IO or VXR_ERROR_FORMAT naming its file (the update is done all the same), and not asked
  * for again. */

@@ -400,11 +400,12 @@ VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *scene, 
  * creation or last update. A frame recorded now traces that scene; keep
  * the value with the frame's pick records for vxr_pick_expand. */
 VXR_API uint64_t vxr_renderer_version(const vxr_renderer *r);
-/* The device bytes the renderer's octree sections take: the buffers its
- * models' nodes, attributes and colours live in, their room to grow
- * included (at most half again of what the models need, until a section
- * is laid out afresh, which holds its old buffers until the update is
- * complete). What grows with the scene; 0 for NULL. */
+/* The device bytes the renderer's octree sections take now: the buffers
+ * its models' nodes, attributes and colours live in, their room to grow
+ * included (at most half again of what the models need). Not counted: the
+ * old buffers of a section laid out afresh, kept until the update that
+ * replaced them is complete (vxr_renderer_complete). What grows with the
+ * scene; 0 for NULL. */
 VXR_API uint64_t vxr_renderer_section_bytes(const vxr_renderer *r);
 /* The host says: the command buffers holding updates up to serial (and
  * everything submitted before them) completed. Frees what they kept. */
