@@ -130,7 +130,7 @@ struct vxr_context {
     /* renderer/buffer.c: the memory blocks, under mem_lock */
     pthread_mutex_t mem_lock;
     struct vxr_block *blocks;
-    uint32_t block_serial; /* blocks made so far, for their names */
+    uint32_t block_serial;             /* blocks made so far, for their names */
     uint64_t device_used, device_peak; /* device-local bytes in use, and the most ever */
 };
 
