@@ -186,7 +186,7 @@ static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr
             return vxr_fail(err, r, "moving a voxel to its chunk: %s", vxr_result_string(r));
     }
     pthread_mutex_lock(&w->lock);
-    r = vxr_world_take_ready(w, UINT64_MAX, NULL, err);
+    r = vxr_world_take_ready(w, UINT64_MAX, err);
     pthread_mutex_unlock(&w->lock);
     return r;
 }
@@ -198,7 +198,7 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
                         "%s is generated: it has no files to write edits back into", w->dir);
     vxr_world_quiesce(w);
     pthread_mutex_lock(&w->lock);
-    vxr_result r = vxr_world_take_ready(w, UINT64_MAX, NULL, err);
+    vxr_result r = vxr_world_take_ready(w, UINT64_MAX, err);
     pthread_mutex_unlock(&w->lock);
     if (r != VXR_OK) return r;
     uint32_t n_edited = 0;

@@ -64,27 +64,20 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
     w->version[i] = w->scene->model_version[id];
     w->state[i] = RESIDENT;
     w->resident++;
-    w->resident_bytes += vxr_octree_gpu_bytes(&w->scene->models[id]);
     w->file_bytes += w->bytes[i];
     w->loaded++;
     return VXR_OK;
 }
 
-vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, uint32_t *left, vxr_error *err) {
+vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err) {
     vxr_result r = VXR_OK;
     uint64_t taken = 0;
-    uint32_t n_left = 0;
-    for (uint32_t i = 0; i < w->count; i++) { /* one that fails waits; the others go on */
-        if (w->state[i] != READY) continue;
-        if (taken && taken >= limit) {
-            n_left++;
-            continue;
-        }
+    for (uint32_t i = 0; i < w->count && !(taken && taken >= limit); i++) {
+        if (w->state[i] != READY) continue; /* one that fails waits; the others go on */
         taken += vxr_octree_gpu_bytes(&w->ready[i]);
         const vxr_result q = integrate(w, i, r == VXR_OK ? err : NULL);
         if (r == VXR_OK) r = q;
     }
-    if (left) *left = n_left;
     return r;
 }
 

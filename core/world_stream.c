@@ -315,7 +315,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
             vxr_octree_free(&w->ready[i]);
             w->state[i] = ABSENT;
         }
-    r = vxr_world_take_ready(w, take_limit(w), NULL, err);
+    r = vxr_world_take_ready(w, take_limit(w), err);
     w->resident_bytes = resident_now(w);
     uint64_t need = wanted_need(w, want, n);
     /* over the budget: the chunks not wanted now go, farthest first; edited
@@ -423,8 +423,7 @@ static vxr_result load_marked(vxr_world *w, const bool *want, vxr_error *err) {
         if (!want || want[i]) ask(w, i);
     pthread_cond_broadcast(&w->wake);
     while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
-    const vxr_result r =
-        vxr_world_take_failure(w, vxr_world_take_ready(w, UINT64_MAX, NULL, err), err);
+    const vxr_result r = vxr_world_take_failure(w, vxr_world_take_ready(w, UINT64_MAX, err), err);
     pthread_mutex_unlock(&w->lock);
     return r;
 }

@@ -30,7 +30,8 @@ struct vxr_world {
     uint64_t *version; /* RESIDENT: its model's version when read or last written back */
     vxr_octree *ready; /* READY: loaded, not yet in the scene */
     uint64_t updates;
-    uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes: the budget's */
+    uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes (the budget's),
+                                counted afresh by each update; evictions take theirs off */
     uint64_t file_bytes;     /* the resident chunks' bytes[] */
     uint64_t loaded, evicted;
     uint64_t made_bytes;  /* vxr_octree_gpu_bytes of the chunks the loaders made */
@@ -57,9 +58,8 @@ struct vxr_world {
 bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i);
 /* Takes the chunks the loaders finished into the scene, in the world's
  * order, until they add `limit` bytes (vxr_octree_gpu_bytes; at least one
- * chunk is taken); *left (may be NULL) counts those left READY. Under the
- * lock. */
-vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, uint32_t *left, vxr_error *err);
+ * chunk is taken). Under the lock. */
+vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err);
 /* Forgets the chunks asked for and not yet taken by a loader (under the
  * lock). */
 void vxr_world_drop_queue(vxr_world *w);
