@@ -237,6 +237,21 @@ ivec3 octant_offset(uint child, int h) {
                  (child & 1u) != 0u ? h : 0);
 }
 
+/* The next child of a cube with mid planes tm and exit texit that the
+ * mask holds, after the child of state cs (child | live << 3): its state,
+ * or ~0u when the ray leaves the cube (or passes tmax) first. A ray meets
+ * at most four children of a cube, so three crossings decide; empty
+ * children cost no step of the walk. */
+uint next_child(vec3 tm, uint cs, float texit, uint mask) {
+    for (int r = 0; r < 3; r++) {
+        precise float tnext = vxr_next_crossing(tm, cs, texit);
+        if (!(tnext < texit) || tnext > tmax) return ~0u;
+        cs = vxr_cross(tm, cs, tnext);
+        if ((mask & (1u << (cs & 7u))) != 0u) return cs;
+    }
+    return ~0u;
+}
+
 bool trace_octree() {
     if (GRID_LEVEL > 0u && GRID_LEVEL >= m_depth) return trace_large_grid();
     int level = int(m_depth);
@@ -249,7 +264,7 @@ bool trace_octree() {
             return false;
         new_frame(level, lo, 0u, 0u, t0, node, st);
     }
-    bool advance = false, found = false;
+    bool advance = (st & (1u << ((st >> 8u) & 7u))) == 0u, found = false;
     precise float hit_t = 0.0;
     int hit_axis = -1, hit_level = 0;
     ivec3 hit_lo = ivec3(0);
@@ -265,9 +280,8 @@ bool trace_octree() {
             precise float texit = vxr_cube_exit(O, D, lo, 2 * half_);
             precise vec3 tm;
             vxr_mid_planes(O, D, lo, half_, tm);
-            uint cs = (st >> 8u) & 63u;
-            precise float tnext = vxr_next_crossing(tm, cs, texit);
-            if (!(tnext < texit) || tnext > tmax) {
+            uint cs = next_child(tm, (st >> 8u) & 63u, texit, st & 255u);
+            if (cs == ~0u) {
                 if (level == int(m_depth)) break;
                 level++;
                 st = f_state[level];
@@ -275,7 +289,7 @@ bool trace_octree() {
                 lo -= octant_offset((st >> 8u) & 7u, 1 << (level - 1));
                 continue;
             }
-            st = (st & ~(63u << 8u)) | vxr_cross(tm, cs, tnext) << 8u;
+            st = (st & ~(63u << 8u)) | cs << 8u;
         }
         uint child = (st >> 8u) & 7u;
         ivec3 clo = lo + octant_offset(child, half_);
@@ -314,6 +328,8 @@ bool trace_octree() {
             level--;
             lo = clo;
             new_frame(level, lo, cnode, coct, t0, node, st);
+            /* an empty first child is passed over in the next step's advance */
+            advance = (st & (1u << ((st >> 8u) & 7u))) == 0u;
         }
     }
     if (!found) return false;
