@@ -62,13 +62,6 @@ uint32_t vxr_octree_attr_count(const vxr_octree *t) {
     return t->live ? vxr_live_attr_top(t->live) : t->voxel_count;
 }
 
-uint64_t vxr_octree_gpu_bytes(const vxr_octree *t) {
-    if (!t->node_count) return 0;
-    const uint64_t attrs = ((uint64_t)vxr_octree_attr_count(t) * t->attr_size + 3) / 4 * 4;
-    return (uint64_t)t->node_count * (sizeof(vxr_node) + 4) +
-           (uint64_t)vxr_octree_battr_count(t) * 4 + attrs;
-}
-
 bool vxr_octree_equal(const vxr_octree *a, const vxr_octree *b) {
     if (a->depth != b->depth || a->voxel_count != b->voxel_count ||
         a->node_count != b->node_count || a->brick_count != b->brick_count ||

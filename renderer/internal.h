@@ -170,7 +170,7 @@ typedef enum vxr_mode {
  * split over chunk buffers of 2^shift elements bound at first .. first +
  * bindings - 1. Each model owns a range of each section with room to grow
  * (renderer/update.c). */
-enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SEC_COLORS, VXR_SECTIONS };
+enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SEC_COLORS, VXR_SEC_WIDE, VXR_SECTIONS };
 
 typedef struct vxr_range {
     uint64_t start, count;
@@ -274,6 +274,11 @@ struct vxr_renderer {
     uint64_t completed; /* the host said: updates up to this serial completed */
     vxr_retired *retired;
     uint32_t retired_count, retired_cap;
+    /* the wide form of one model, made for its upload (vxr_renderer_wide)
+     * and kept while the model's version stays */
+    vxr_wide_node *wide;
+    uint32_t wide_count, wide_model;
+    uint64_t wide_version;
 };
 
 struct vxr_target {
@@ -420,9 +425,20 @@ bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);
 /* The elements a model needs in each section. */
 void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
 /* Copies elements [start, start + count) of a model's section (zero past
- * its data) into dest. */
-void vxr_model_section(const vxr_octree *m, const uint32_t *palette, int sec, uint64_t start,
-                       uint64_t count, void *dest);
+ * its data) into dest; wide: the model's wide form (section VXR_SEC_WIDE). */
+void vxr_model_section(const vxr_octree *m, const vxr_wide_node *wide, const uint32_t *palette,
+                       int sec, uint64_t start, uint64_t count, void *dest);
+/* The wide form of model i of s as it is now, made once per model version
+ * (the renderer keeps the last one made); *dest NULL for a model without
+ * voxels. VXR_ERROR_MEMORY. */
+vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
+                             const vxr_wide_node **dest);
+/* Sets spec's chunk counts from the sections; whether any changed (the
+ * pipelines then need making). */
+bool vxr_spec_chunks(vxr_renderer *r);
+/* Sets spec's wide walk: on while every model of s is compact (only those
+ * have their wide form uploaded); whether it changed. O(models). */
+bool vxr_spec_wide(vxr_renderer *r, const vxr_scene *s);
 /* The model table record of model i as placed (zero for a removed one). */
 void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,
                                vxr_gpu_model *dest);

@@ -287,7 +287,7 @@ done:
 /* The texel format of a binding of set 0 (vxr_layout.h). */
 VkFormat vxr_binding_format(uint32_t b) {
     if (b == VXR_BIND_MODELS || b == VXR_BIND_INSTANCES || b == VXR_BIND_BVH ||
-        b == VXR_BIND_MOTION)
+        b == VXR_BIND_MOTION || b >= VXR_BIND_WIDE)
         return VK_FORMAT_R32G32B32A32_UINT;
     if (b >= VXR_BIND_NODES && b < VXR_BIND_NODES + VXR_NODE_CHUNKS) return VK_FORMAT_R32G32_UINT;
     return VK_FORMAT_R32_UINT;
@@ -296,6 +296,7 @@ VkFormat vxr_binding_format(uint32_t b) {
 /* The section a binding belongs to: its first binding. */
 static uint32_t section_of(uint32_t b) {
     return b == VXR_BIND_MOTION   ? b
+           : b >= VXR_BIND_WIDE   ? VXR_BIND_WIDE
            : b >= VXR_BIND_COLORS ? VXR_BIND_COLORS
            : b >= VXR_BIND_ATTRS  ? VXR_BIND_ATTRS
            : b >= VXR_BIND_BATTR  ? VXR_BIND_BATTR

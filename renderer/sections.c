@@ -1,7 +1,8 @@
 /* Where models live on the GPU: the elements each model needs in the
- * four octree sections, first-fit ranges of a section with room to grow,
- * chunk sizes, the model table record of a placed model, and the bounds on
- * coordinates the beam pre-pass takes into account. */
+ * five octree sections (the fifth its wide form), first-fit ranges of a
+ * section with room to grow, chunk sizes, the model table record of a
+ * placed model, and the bounds on coordinates the beam pre-pass takes
+ * into account. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +42,51 @@ void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]) {
     need[VXR_SEC_ATTRS] =
         m->node_count ? ((uint64_t)vxr_octree_attr_count(m) * m->attr_size + 3) / 4 : 0;
     need[VXR_SEC_COLORS] = m->node_count;
+    need[VXR_SEC_WIDE] = m->live ? 0 : vxr_octree_wide_count(m); /* walked without */
 }
 
-void vxr_model_section(const vxr_octree *m, const uint32_t *palette, int sec, uint64_t start,
-                       uint64_t count, void *dest) {
+vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
+                             const vxr_wide_node **dest) {
+    if (!r->wide || r->wide_model != i || r->wide_version != s->model_version[i]) {
+        free(r->wide);
+        r->wide = NULL;
+        vxr_result res = vxr_octree_wide(&s->models[i], &r->wide, &r->wide_count);
+        if (res != VXR_OK) return res;
+        r->wide_model = i;
+        r->wide_version = s->model_version[i];
+    }
+    *dest = r->wide;
+    return VXR_OK;
+}
+
+bool vxr_spec_chunks(vxr_renderer *r) {
+    vxr_spec *sp = &r->spec;
+    uint32_t *at[VXR_SECTIONS] = {&sp->node_chunks, &sp->battr_chunks, &sp->attr_chunks,
+                                  &sp->color_chunks, &sp->wide_chunks};
+    bool changed = false;
+    for (int k = 0; k < VXR_SECTIONS; k++) {
+        uint32_t n = vxr_section_chunks(&r->sec[k]);
+        changed |= *at[k] != n;
+        *at[k] = n;
+    }
+    return changed;
+}
+
+bool vxr_spec_wide(vxr_renderer *r, const vxr_scene *s) {
+    uint32_t wide = 1;
+    for (uint32_t i = 0; i < s->model_count && wide; i++) wide = s->models[i].live == NULL;
+    bool changed = r->spec.wide != wide;
+    r->spec.wide = wide;
+    return changed;
+}
+
+void vxr_model_section(const vxr_octree *m, const vxr_wide_node *wide, const uint32_t *palette,
+                       int sec, uint64_t start, uint64_t count, void *dest) {
     uint8_t *out = dest;
     if (!count) return; /* an empty model has no arrays to copy from */
-    if (sec == VXR_SEC_NODES) {
+    if (sec == VXR_SEC_WIDE) {
+        memcpy(out, wide + start, count * sizeof *wide);
+    } else if (sec == VXR_SEC_NODES) {
         memcpy(out, m->nodes + start, count * sizeof(vxr_node));
     } else if (sec == VXR_SEC_BATTR) {
         memcpy(out, m->brick_attr + start, count * 4);
@@ -72,6 +111,7 @@ void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32
                          (uint32_t)res->base[VXR_SEC_BATTR],
                          (uint32_t)(res->base[VXR_SEC_ATTRS] * 4), dest);
     dest->color_base = (uint32_t)res->base[VXR_SEC_COLORS];
+    dest->wide_base = (uint32_t)res->base[VXR_SEC_WIDE];
 }
 
 /* First fit; false when no free range holds count. */

@@ -141,10 +141,14 @@ static vxr_result stage(update *u, int k, uint64_t at, uint64_t count, const vxr
     uint64_t off;
     vxr_result res = ring_alloc(u, bytes, &off);
     if (res != VXR_OK) return res;
+    const vxr_wide_node *wide = NULL;
+    if (!data && k == VXR_SEC_WIDE &&
+        (res = vxr_renderer_wide(r, u->s, (uint32_t)(m - u->s->models), &wide)) != VXR_OK)
+        return vxr_ctx_fail(r->ctx, u->err, res, "the wide nodes of a model: out of memory");
     if (data)
         memcpy((uint8_t *)r->ring.buf.map + off, data, bytes);
     else
-        vxr_model_section(m, u->s->palette, k, from, count, (uint8_t *)r->ring.buf.map + off);
+        vxr_model_section(m, wide, u->s->palette, k, from, count, (uint8_t *)r->ring.buf.map + off);
     const uint64_t per = 1ull << sec->shift;
     while (count) {
         uint64_t chunk = at >> sec->shift, in = at & (per - 1);

@@ -520,18 +520,8 @@ static vxr_result rebind(update *u) {
     vxr_result res = vxr_retire(r, &d, u->err);
     if (res != VXR_OK) return res;
     r->pool = VK_NULL_HANDLE;
-    vxr_spec *sp = &r->spec;
-    uint32_t chunks[VXR_SECTIONS];
-    for (int k = 0; k < VXR_SECTIONS; k++) chunks[k] = vxr_section_chunks(&r->sec[k]);
-    if (chunks[0] != sp->node_chunks || chunks[1] != sp->battr_chunks ||
-        chunks[2] != sp->attr_chunks || chunks[3] != sp->color_chunks) {
-        sp->node_chunks = chunks[0];
-        sp->battr_chunks = chunks[1];
-        sp->attr_chunks = chunks[2];
-        sp->color_chunks = chunks[3];
-        /* the context keeps the old ones: frames in flight may use them */
-        if ((res = vxr_renderer_pipelines_make(r, u->err)) != VXR_OK) return res;
-    }
+    /* the context keeps the old pipelines: frames in flight may use them */
+    if (vxr_spec_chunks(r) && (res = vxr_renderer_pipelines_make(r, u->err)) != VXR_OK) return res;
     return vxr_renderer_bind(r, u->err);
 }
 
@@ -566,7 +556,9 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
         goto done;
     vxr_update_barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    if (u.rebind && (res = rebind(&u)) != VXR_OK) goto done;
+    if ((u.rebind && (res = rebind(&u)) != VXR_OK) ||
+        (vxr_spec_wide(r, s) && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK))
+        goto done;
     r->serial = u.serial;
     r->version = s->version;
     vxr_ring *g = &r->ring;

@@ -91,10 +91,11 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
     r->model_cap = (uint32_t)models;
     r->instance_cap = (uint32_t)instances;
     static const uint32_t first[VXR_SECTIONS] = {VXR_BIND_NODES, VXR_BIND_BATTR, VXR_BIND_ATTRS,
-                                                 VXR_BIND_COLORS},
+                                                 VXR_BIND_COLORS, VXR_BIND_WIDE},
                           bindings[VXR_SECTIONS] = {VXR_NODE_CHUNKS, VXR_BATTR_CHUNKS,
-                                                    VXR_ATTR_CHUNKS, VXR_COLOR_CHUNKS},
-                          elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4, 4};
+                                                    VXR_ATTR_CHUNKS, VXR_COLOR_CHUNKS,
+                                                    VXR_WIDE_CHUNKS},
+                          elem[VXR_SECTIONS] = {sizeof(vxr_node), 4, 4, 4, sizeof(vxr_wide_node)};
     for (int k = 0; k < VXR_SECTIONS; k++)
         r->sec[k] = (vxr_section){
             first[k], bindings[k], elem[k], vxr_chunk_shift(c->max_binding, elem[k], texels),
@@ -107,6 +108,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
     sp->battr_shift = r->sec[VXR_SEC_BATTR].shift;
     sp->attr_shift = r->sec[VXR_SEC_ATTRS].shift;
     sp->color_shift = r->sec[VXR_SEC_COLORS].shift;
+    sp->wide_shift = r->sec[VXR_SEC_WIDE].shift;
     uint64_t total[VXR_SECTIONS] = {0};
     bool live = false;
     for (uint32_t i = 0; i < s->model_count; i++) {
@@ -117,7 +119,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
             total[k] += s->models[i].live ? need[k] + need[k] / 2 + 64 : need[k];
     }
     static const char *what[VXR_SECTIONS] = {"octree nodes", "brick attribute bases",
-                                             "voxel attributes", "node colours"};
+                                             "voxel attributes", "node colours", "wide nodes"};
     for (int k = 0; k < VXR_SECTIONS; k++) {
         vxr_section *sec = &r->sec[k];
         uint64_t limit = vxr_section_limit(sec, k);
@@ -130,10 +132,8 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
         sec->capacity = cap < limit ? cap : limit;
         if (sec->capacity == 0) sec->capacity = 1;
     }
-    sp->node_chunks = vxr_section_chunks(&r->sec[VXR_SEC_NODES]);
-    sp->battr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_BATTR]);
-    sp->attr_chunks = vxr_section_chunks(&r->sec[VXR_SEC_ATTRS]);
-    sp->color_chunks = vxr_section_chunks(&r->sec[VXR_SEC_COLORS]);
+    vxr_spec_chunks(r);
+    vxr_spec_wide(r, s);
     return VXR_OK;
 }
 
@@ -155,8 +155,11 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
         if (!vxr_resident_place(r, i, m))
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "placing model %u", i);
         vxr_resident *res = &r->res[i];
+        const vxr_wide_node *wide;
+        if (vxr_renderer_wide(r, s, i, &wide) != VXR_OK)
+            return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "the wide nodes of model %u", i);
         for (int k = 0; k < VXR_SECTIONS; k++)
-            vxr_model_section(m, s->palette, k, 0, res->used[k],
+            vxr_model_section(m, wide, s->palette, k, 0, res->used[k],
                               (uint8_t *)host[k] + res->base[k] * r->sec[k].elem);
         if (m->live) { /* the colours kept for its edits' updates (vxr_upload_colors) */
             uint64_t n = res->used[VXR_SEC_COLORS];
@@ -339,6 +342,7 @@ void vxr_renderer_destroy(vxr_renderer *r) {
     for (int k = 0; k < VXR_SECTIONS; k++) free(r->sec[k].free);
     for (uint32_t i = 0; r->res && i < r->model_cap; i++) vxr_resident_drop_colors(&r->res[i]);
     free(r->res);
+    free(r->wide);
     free(r->model_rec);
     free(r->inst_rec);
     free(r->moving);

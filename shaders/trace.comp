@@ -43,6 +43,8 @@ layout(constant_id = VXR_SPEC_AOVS) const bool AOVS = false;
 /* Frames and batches at a level of detail (pc.lod > 0) have pipelines of
  * their own, so that frames at full resolution carry none of its code. */
 layout(constant_id = VXR_SPEC_LOD) const bool LOD = false;
+/* Every model is compact and has its wide form (vxr_layout.h). */
+layout(constant_id = VXR_SPEC_WIDE) const bool WIDE = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
@@ -252,7 +254,170 @@ uint next_child(vec3 tm, uint cs, float texit, uint mask) {
     return ~0u;
 }
 
+/* ---- the wide walk (vxr_layout.h, "The wide form") ---- */
+
+/* Frames at full resolution (no level of detail, voxels: not a grid)
+ * walk the wide form: a DDA over each node's 4^3 cells, descending into
+ * an occupied cell the ray enters, as trace_octree descends into an
+ * occupied child. It meets the same cells in the same order: every plane
+ * is (plane - origin) / dir of an integer plane, a node's cell at entry
+ * counts the planes at or before the entry (vxr_enter_child at both of
+ * the octree's levels), and a step crosses every plane at the next
+ * parameter at once (vxr_cross). Only the hit cell's own slabs make the
+ * record, as in trace_octree, so both walks give the same hit to the bit;
+ * the gpu tests hold it against core/pick.c. It descends half as often,
+ * and on lavapipe each descent is a fetch and a per-lane store. */
+uint m_wide_base;
+/* the node of each wide level above the current one (level / 2) */
+uint w_node[VXR_LEVELS / 2u + 1u];
+
+/* The mask bit of cell c of a wide node (8a + b, vxr_layout.h). */
+uint wide_bit(ivec3 c) {
+    uint a = uint((c.x >> 1) << 2 | (c.y >> 1) << 1 | (c.z >> 1));
+    uint b = uint((c.x & 1) << 2 | (c.y & 1) << 1 | (c.z & 1));
+    return 8u * a + b;
+}
+
+bool wide_has(uvec4 nd, uint bit) {
+    return ((bit < 32u ? nd.x : nd.y) & (1u << (bit & 31u))) != 0u;
+}
+
+/* The occupied cells before bit: a child's (or voxel's) rank. */
+uint wide_below(uvec4 nd, uint bit) {
+    return bit < 32u ? uint(bitCount(nd.x & ((1u << bit) - 1u)))
+                     : uint(bitCount(nd.x)) + uint(bitCount(nd.y & ((1u << (bit - 32u)) - 1u)));
+}
+
+/* The cell of a wide node at lo (cells of edge q) that the ray is in once
+ * it has entered at t0; `above`: the root above a root of odd depth, in
+ * whose octant 0 the ray stays even where its position is NaN. */
+ivec3 wide_cell(ivec3 lo, int q, float t0, bool above) {
+    ivec3 c;
+    for (int k = 0; k < 3; k++) {
+        int n = 0;
+        for (int j = 1; j < 4; j++) {
+            precise float p = float(lo[k] + j * q);
+            if (D[k] == 0.0) {
+                if (O[k] >= p) n++;
+            } else {
+                precise float t = (p - O[k]) / D[k];
+                if (t <= t0) n++;
+            }
+        }
+        c[k] = D[k] < 0.0 ? 3 - n : n;
+        if (above && c[k] > 1) c[k] = 1;
+    }
+    return c;
+}
+
+/* The attribute at index i of the model's attributes. */
+uint attr_at(uint i) {
+    if (ATTR_SIZE == 1u) {
+        uint byte = m_attr_base + i;
+        return (attr_word(byte >> 2u) >> (8u * (byte & 3u))) & 255u;
+    }
+    return attr_word((m_attr_base >> 2u) + i);
+}
+
+bool trace_wide() {
+    const int top = int(m_depth + (m_depth & 1u));
+    int level = top;
+    ivec3 lo = m_origin;
+    ivec3 cell;
+    {
+        vxr_slabs s = vxr_cube_slabs(O, D, lo, 1 << m_depth);
+        precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
+        if (!s.inside || !(t0 < s.texit) || t0 > tmax || (BEAM && s.texit < t_beam))
+            return false;
+        cell = wide_cell(lo, 1 << (level - 2), t0, top > int(m_depth));
+    }
+    uint node = 0u;
+    uvec4 nd = wide_at(m_wide_base);
+    bool advance = !wide_has(nd, wide_bit(cell)), found = false;
+    precise float hit_t = 0.0;
+    int hit_axis = -1;
+    ivec3 hit_lo = ivec3(0);
+    uint hit_attr = 0u;
+    /* One step, as trace_octree's: if the last cell was empty or missed,
+     * move on to the next occupied cell on the ray (a ray crosses at most
+     * nine cells of a node) or leave the node, whose parent moves on in the
+     * next step; then enter the cell if the ray meets it before tmax. */
+    for (;;) {
+        int q = 1 << (level - 2);
+        if (advance) {
+            /* the root above a root of odd depth ends with the root */
+            precise float texit = vxr_cube_exit(O, D, lo, level > int(m_depth) ? 2 * q : 4 * q);
+            bool leave = false;
+            for (int r = 0; r < 9; r++) {
+                precise vec3 tn;
+                precise float tnext = texit;
+                for (int k = 0; k < 3; k++) {
+                    precise float t =
+                        D[k] != 0.0 ? (float(lo[k] + (cell[k] + (D[k] > 0.0 ? 1 : 0)) * q) - O[k]) /
+                                          D[k]
+                                    : VXR_INF;
+                    tn[k] = t;
+                    if (t < tnext) tnext = t;
+                }
+                if (!(tnext < texit) || tnext > tmax) {
+                    leave = true;
+                    break;
+                }
+                for (int k = 0; k < 3; k++)
+                    if (tn[k] == tnext) cell[k] += D[k] > 0.0 ? 1 : -1;
+                if (wide_has(nd, wide_bit(cell))) break;
+            }
+            if (leave) {
+                if (level == top) break;
+                level += 2;
+                node = w_node[level >> 1];
+                nd = wide_at(m_wide_base + node);
+                ivec3 rel = lo - m_origin;
+                lo = m_origin + (rel & ~((1 << level) - 1));
+                cell = (rel >> (level - 2)) & 3;
+                continue;
+            }
+        }
+        uint bit = wide_bit(cell), below = wide_below(nd, bit);
+        ivec3 clo = lo + cell * q;
+        vxr_slabs s = vxr_cube_slabs(O, D, clo, q);
+        precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
+        bool enter = wide_has(nd, bit) && s.inside && t0 < s.texit && !(t0 > tmax) &&
+                     !(BEAM && s.texit < t_beam);
+        if (LIGHT != VXR_LIGHT_FLAT && m_skip && level == 2 && clo == l_skip_lo) enter = false;
+        if (LIGHT == VXR_LIGHT_PATH && l_glass && enter && level == 2 &&
+            material_of(attr_at(nd.w + below)).x == VXR_MATERIAL_GLASS)
+            enter = false;
+        if (enter && level == 2) {
+            found = true;
+            hit_t = t0;
+            hit_axis = s.tenter < 0.0 ? -1 : s.axis;
+            hit_lo = clo;
+            hit_attr = nd.w + below;
+            break;
+        }
+        advance = !enter;
+        if (enter) {
+            w_node[level >> 1] = node;
+            node = nd.z + below;
+            nd = wide_at(m_wide_base + node);
+            level -= 2;
+            lo = clo;
+            cell = wide_cell(lo, q >> 2, t0, false);
+            advance = !wide_has(nd, wide_bit(cell));
+        }
+    }
+    if (!found) return false;
+    h_lo = hit_lo;
+    h_t = hit_t;
+    h_axis = hit_axis;
+    h_level = 0u;
+    h_attr = attr_at(hit_attr);
+    return true;
+}
+
 bool trace_octree() {
+    if (WIDE && !LOD && !GRID) return trace_wide();
     if (GRID_LEVEL > 0u && GRID_LEVEL >= m_depth) return trace_large_grid();
     int level = int(m_depth);
     ivec3 lo = m_origin;
@@ -377,6 +542,7 @@ void trace_instance(uint i) {
     m_node_base = bases.x;
     m_battr_base = bases.z;
     m_attr_base = bases.w;
+    m_wide_base = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_LOD).y;
     m_skip = LIGHT != VXR_LIGHT_FLAT && i == l_skip_i;
     tmax = best_t;
     if (nodes == 0u || !trace_octree()) return;

@@ -32,6 +32,22 @@
  *   attrs           = one byte per voxel (palette index 1..255) when the
  *                     scene is paletted, else 4 bytes (RGBA8, red low)
  *
+ * The wide form (vxr_octree_wide), which frames at full resolution walk
+ * while every model is compact (a live one's would move at every edit):
+ * the same tree two levels to a node, so that a ray descends half as often
+ * and moves between a node's 4^3 cells without a memory operation (a DDA
+ * inside the node; docs/DESIGN.md, "The wide walk"). A wide node of level
+ * L (even, counted as above) holds the 64 cells of level L - 2 under it,
+ * bit 8a + b for octant b of octant a (the brick's order); its children
+ * are contiguous in bit order. The root is at the tree's depth rounded up
+ * to even: a root of odd depth is octant 0 of a root one level up.
+ *   wide node (uvec4): .xy = the 64-bit mask of occupied cells, low word
+ *                      first (a level-2 node: the brick's occupancy);
+ *                      .z = level >= 4: index of the first child;
+ *                           level 2: the brick's node index;
+ *                      .w = level 2: the brick's first attribute index
+ *                           (brick_attr's entry); else 0
+ *
  * Why this shape: a 4^3 brick holds 64 voxels in 8 bytes of mask plus 4 of
  * attribute base, so surfaces cost about 1 byte of colour plus well under
  * one byte of structure per voxel, and a GPU descends by popcount without
@@ -222,7 +238,10 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_COLOR_CHUNKS 16 /* likewise the node colours (level of detail) */
 #define VXR_SPEC_COLOR_SHIFT  17
 #define VXR_SPEC_LOD          18 /* the walk may stop at coarser cubes (push constant lod) */
-#define VXR_SPEC_COUNT        19
+#define VXR_SPEC_WIDE_CHUNKS  19 /* likewise the wide nodes */
+#define VXR_SPEC_WIDE_SHIFT   20
+#define VXR_SPEC_WIDE         21 /* frames at full resolution walk the wide form */
+#define VXR_SPEC_COUNT        22
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -242,7 +261,9 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_MOTION    21 /* rgba32ui, VXR_MOTION_TEXELS per instance */
 #define VXR_BIND_COLORS    22 /* r32ui RGBA8 per node (level of detail), VXR_COLOR_CHUNKS */
 #define VXR_COLOR_CHUNKS   4
-#define VXR_SCENE_BINDINGS 26
+#define VXR_BIND_WIDE      26 /* rgba32ui, a wide node each, VXR_WIDE_CHUNKS bindings */
+#define VXR_WIDE_CHUNKS    4
+#define VXR_SCENE_BINDINGS 30
 /* Per instance, the rows of the affine map from a world point now to where
  * it was at the renderer's update before the last (identity for instances
  * that did not move in the last update): motion vectors. */
@@ -289,7 +310,7 @@ typedef uint32_t vxr_uint;
     1u /* x node base, y first brick, z brick_attr base - offset, w attr base                      \
         */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
-#define VXR_MODEL_LOD         3u /* x node colour base (0 in a blob, which has none) */
+#define VXR_MODEL_LOD         3u /* x node colour base, y wide node base (0 in a blob, which has neither) */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
 #define VXR_INSTANCE_TO_WORLD 3u /* 3 rows of the local-to-world affine */
@@ -385,6 +406,13 @@ typedef struct vxr_node {
     uint32_t b; /* first child index, or occupancy bits 32..63 */
 } vxr_node;
 
+/* A node of the wide form (the layout above). */
+typedef struct vxr_wide_node {
+    uint32_t mask_lo, mask_hi; /* occupied cells (level 2: voxels), bit 8a + b */
+    uint32_t base;             /* level >= 4: first child; level 2: the brick's node */
+    uint32_t attr;             /* level 2: the brick's first attribute index; else 0 */
+} vxr_wide_node;
+
 typedef struct vxr_blob_header {
     uint32_t magic, version, blob_bytes, flags;
     uint32_t model_count, instance_count, node_count, brick_count;
@@ -398,7 +426,7 @@ typedef struct vxr_gpu_model {
     uint32_t depth;
     uint32_t node_base, brick_base, brick_attr_base, attr_base;
     uint32_t node_count, brick_count, voxel_count, attr_size;
-    uint32_t color_base, reserved[3];
+    uint32_t color_base, wide_base, reserved[2];
 } vxr_gpu_model;
 
 typedef struct vxr_gpu_instance {
@@ -451,11 +479,12 @@ typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
     uint32_t attr_size, grid, picks, rays, host, beam, light, aovs;
-    uint32_t color_chunks, color_shift, lod;
+    uint32_t color_chunks, color_shift, lod, wide_chunks, wide_shift, wide;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
 VXR_STATIC_ASSERT(sizeof(vxr_node) == 8, "vxr_node is a uvec2");
+VXR_STATIC_ASSERT(sizeof(vxr_wide_node) == 16, "vxr_wide_node is a uvec4");
 VXR_STATIC_ASSERT(sizeof(vxr_blob_header) == 80, "vxr_blob_header size");
 VXR_STATIC_ASSERT(offsetof(vxr_blob_header, models_offset) == 48, "header offsets");
 VXR_STATIC_ASSERT(offsetof(vxr_blob_header, brick_attr_offset) == 64, "header offsets");
@@ -466,6 +495,7 @@ VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, attr_base, VXR_MODEL_BASES, 3), "mode
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, node_count, VXR_MODEL_COUNTS, 0), "model counts");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, brick_count, VXR_MODEL_COUNTS, 1), "model counts");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, color_base, VXR_MODEL_LOD, 0), "model colour base");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_model, wide_base, VXR_MODEL_LOD, 1), "model wide base");
 VXR_STATIC_ASSERT(sizeof(vxr_gpu_instance) == 16 * VXR_INSTANCE_TEXELS, "instance stride");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, local_to_world, VXR_INSTANCE_TO_WORLD, 0),
                   "instance rows");
@@ -495,13 +525,16 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, aovs) == 4 * VXR_SPEC_AOVS &&
                       offsetof(vxr_spec, color_shift) == 4 * VXR_SPEC_COLOR_SHIFT &&
                       offsetof(vxr_spec, lod) == 4 * VXR_SPEC_LOD &&
+                      offsetof(vxr_spec, wide_shift) == 4 * VXR_SPEC_WIDE_SHIFT &&
+                      offsetof(vxr_spec, wide) == 4 * VXR_SPEC_WIDE &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
                       VXR_BIND_ATTRS == VXR_BIND_BATTR + VXR_BATTR_CHUNKS &&
                       VXR_BIND_MOTION == VXR_BIND_ATTRS + VXR_ATTR_CHUNKS &&
                       VXR_BIND_COLORS == VXR_BIND_MOTION + 1 &&
-                      VXR_SCENE_BINDINGS == VXR_BIND_COLORS + VXR_COLOR_CHUNKS,
+                      VXR_BIND_WIDE == VXR_BIND_COLORS + VXR_COLOR_CHUNKS &&
+                      VXR_SCENE_BINDINGS == VXR_BIND_WIDE + VXR_WIDE_CHUNKS,
                   "scene bindings in sequence");
 VXR_STATIC_ASSERT(VXR_LEVELS == VXR_MAX_DEPTH + 1, "a frame per level");
 VXR_STATIC_ASSERT(VXR_BVH_STACK >= VXR_BVH_MAX_DEPTH + 1, "the walk's stack holds any hierarchy");

@@ -1,7 +1,7 @@
 /* vxr_scene.glsl: the scene as the compute shaders read it (GLSL only):
  * the specialisation constants of the split, descriptor set 0 and the
  * fetches of nodes, brick attribute bases, attribute words, node colours,
- * instances and the instance hierarchy. Included by trace.comp and beam.comp; the
+ * wide nodes, instances and the instance hierarchy. Included by trace.comp and beam.comp; the
  * interface itself is vxr_layout.h's.
  *
  * Scene data comes as uniform texel buffers: lavapipe fetches texels with
@@ -22,6 +22,8 @@ layout(constant_id = VXR_SPEC_ATTR_SHIFT) const uint ATTR_SHIFT = 25u;
 layout(constant_id = VXR_SPEC_ATTR_SIZE) const uint ATTR_SIZE = 1u;
 layout(constant_id = VXR_SPEC_COLOR_CHUNKS) const uint COLOR_CHUNKS = 1u;
 layout(constant_id = VXR_SPEC_COLOR_SHIFT) const uint COLOR_SHIFT = 25u;
+layout(constant_id = VXR_SPEC_WIDE_CHUNKS) const uint WIDE_CHUNKS = 1u;
+layout(constant_id = VXR_SPEC_WIDE_SHIFT) const uint WIDE_SHIFT = 23u;
 
 #define SCENE(b) layout(set = VXR_SET_SCENE, binding = b) uniform usamplerBuffer
 SCENE(VXR_BIND_MODELS) models;
@@ -50,6 +52,10 @@ SCENE(VXR_BIND_COLORS + 0) colors0;
 SCENE(VXR_BIND_COLORS + 1) colors1;
 SCENE(VXR_BIND_COLORS + 2) colors2;
 SCENE(VXR_BIND_COLORS + 3) colors3;
+SCENE(VXR_BIND_WIDE + 0) wide0;
+SCENE(VXR_BIND_WIDE + 1) wide1;
+SCENE(VXR_BIND_WIDE + 2) wide2;
+SCENE(VXR_BIND_WIDE + 3) wide3;
 
 #define FETCH(tb, i) texelFetch(tb, int(i))
 
@@ -67,6 +73,7 @@ SCENE(VXR_BIND_COLORS + 3) colors3;
 CHUNKED4(uvec2, node_at, NODE_CHUNKS, NODE_SHIFT, nodes0, nodes1, nodes2, nodes3, xy)
 CHUNKED4(uint, battr_at, BATTR_CHUNKS, BATTR_SHIFT, battr0, battr1, battr2, battr3, x)
 CHUNKED4(uint, color_at, COLOR_CHUNKS, COLOR_SHIFT, colors0, colors1, colors2, colors3, x)
+CHUNKED4(uvec4, wide_at, WIDE_CHUNKS, WIDE_SHIFT, wide0, wide1, wide2, wide3, xyzw)
 
 /* Attribute words: up to eight chunks. */
 #define ATTR_CHUNK(k, b) case k: return FETCH(b, j).x;

@@ -71,10 +71,18 @@ static inline uint32_t vxr_octree_brick_base(const vxr_octree *tree, uint32_t no
 VXR_API uint32_t vxr_octree_battr_count(const vxr_octree *tree);
 VXR_API uint32_t vxr_octree_attr_count(const vxr_octree *tree);
 /* The bytes a renderer's sections hold for tree (vxr_layout.h): 8 a node
- * slot, 4 a brick_attr entry, its attributes in 4-byte words and 4 a node
- * slot of level-of-detail colour; 0 for a tree of no node. What a world
+ * slot, 4 a brick_attr entry, its attributes in 4-byte words, 4 a node
+ * slot of level-of-detail colour and 16 a wide node (compact trees: a
+ * live one is walked without); 0 for a tree of no node. What a world
  * charges a resident chunk against its budget. */
 VXR_API uint64_t vxr_octree_gpu_bytes(const vxr_octree *tree);
+/* The wide form of tree (compact or live; vxr_layout.h): *dest gets a
+ * malloc'd array of *count nodes, which the caller frees; NULL and 0 for a
+ * tree without voxels. VXR_ERROR_MEMORY (*dest NULL). O(nodes). */
+VXR_API vxr_result vxr_octree_wide(const vxr_octree *tree, vxr_wide_node **dest, uint32_t *count);
+/* The number of nodes vxr_octree_wide makes, without making them.
+ * O(interior nodes); no allocation. */
+VXR_API uint32_t vxr_octree_wide_count(const vxr_octree *tree);
 
 /* Level of detail (vxr_layout.h): the colour (RGBA8, red low) of a cube
  * of the tree at level >= 1, the rounded mean of its occupied children's,
