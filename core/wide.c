@@ -71,7 +71,8 @@ vxr_result vxr_octree_wide(const vxr_octree *t, vxr_wide_node **dest, uint32_t *
                     next[n_next++] = child_of(t, c, b);
                 }
             }
-            w[n_w++] = (vxr_wide_node){(uint32_t)mask, (uint32_t)(mask >> 32), base, 0};
+            w[n_w++] =
+                (vxr_wide_node){(uint32_t)mask, (uint32_t)(mask >> 32), base, n == above ? 0u : n};
         }
         if (level == VXR_BRICK_LEVEL) break;
         uint32_t *x = cur;

@@ -176,6 +176,7 @@ static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr
                                      err);
             if (r != VXR_OK) return r;
             w->bytes[j] = bytes;
+            w->gpu[j] = vxr_octree_gpu_bytes(&w->ready[j]);
             w->state[j] = READY;
         }
         if (r == VXR_OK && (i + 1 == n || m[i + 1].from != d->from)) { /* its last */

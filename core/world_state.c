@@ -26,6 +26,8 @@ vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err) {
     GROW(bytes);
     GROW(seen);
     GROW(version);
+    GROW(gpu);
+    GROW(gpu_at);
     GROW(ready);
     GROW(queue);
 #undef GROW
@@ -61,7 +63,7 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
         return r;
     }
     w->model[i] = id;
-    w->version[i] = w->scene->model_version[id];
+    w->version[i] = w->gpu_at[i] = w->scene->model_version[id];
     w->state[i] = RESIDENT;
     w->resident++;
     w->file_bytes += w->bytes[i];
@@ -74,11 +76,19 @@ vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err) {
     uint64_t taken = 0;
     for (uint32_t i = 0; i < w->count && !(taken && taken >= limit); i++) {
         if (w->state[i] != READY) continue; /* one that fails waits; the others go on */
-        taken += vxr_octree_gpu_bytes(&w->ready[i]);
+        taken += w->gpu[i];
         const vxr_result q = integrate(w, i, r == VXR_OK ? err : NULL);
         if (r == VXR_OK) r = q;
     }
     return r;
+}
+
+uint64_t vxr_world_chunk_gpu(vxr_world *w, uint32_t i) {
+    if (w->state[i] == RESIDENT && w->gpu_at[i] != w->scene->model_version[w->model[i]]) {
+        w->gpu[i] = vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+        w->gpu_at[i] = w->scene->model_version[w->model[i]];
+    }
+    return w->gpu[i];
 }
 
 bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i) {

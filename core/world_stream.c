@@ -56,12 +56,13 @@ static void *loader(void *arg) {
             tree.lod_colors = colors; /* none when out of memory: made at upload instead */
         }
         const double took = vxr_seconds() - start;
+        const uint64_t gpu = r == VXR_OK ? vxr_octree_gpu_bytes(&tree) : 0;
         pthread_mutex_lock(&w->lock);
         w->busy--;
         w->made_seconds += took;
         if (r == VXR_OK) {
             w->made_voxels += tree.voxel_count;
-            w->made_bytes += vxr_octree_gpu_bytes(&tree);
+            w->made_bytes += gpu;
         }
         if (r == VXR_OK && !tree.voxel_count) { /* generated empty: not asked for again */
             vxr_octree_free(&tree);
@@ -71,6 +72,7 @@ static void *loader(void *arg) {
             w->e[i].voxels = tree.voxel_count; /* the guess made good */
             w->ready[i] = tree;
             w->bytes[i] = bytes;
+            w->gpu[i] = gpu;
             w->state[i] = READY;
         } else {
             w->state[i] = FAILED;
@@ -233,7 +235,7 @@ static int cmp_distance(const void *a, const void *b) {
 }
 
 static void evict(vxr_world *w, uint32_t i) {
-    const uint64_t bytes = vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+    const uint64_t bytes = vxr_world_chunk_gpu(w, i);
     w->resident_bytes -= bytes < w->resident_bytes ? bytes : w->resident_bytes;
     w->file_bytes -= w->bytes[i];
     vxr_scene_remove_model(w->scene, w->model[i]);
@@ -253,17 +255,17 @@ static uint64_t take_limit(const vxr_world *w) {
 }
 
 /* The resident models' bytes as they are now (edits change them). */
-static uint64_t resident_now(const vxr_world *w) {
+static uint64_t resident_now(vxr_world *w) {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == RESIDENT) bytes += vxr_octree_gpu_bytes(&w->scene->models[w->model[i]]);
+        if (w->state[i] == RESIDENT) bytes += vxr_world_chunk_gpu(w, i);
     return bytes;
 }
 
 /* A wanted chunk's bytes: its tree's when read, else its voxels at the
  * bytes a voxel of the chunks made so far (3 before any), a guess. */
 static uint64_t chunk_guess(const vxr_world *w, uint32_t i) {
-    if (w->state[i] == READY) return vxr_octree_gpu_bytes(&w->ready[i]);
+    if (w->state[i] == READY) return w->gpu[i];
     const double per_voxel = w->made_voxels ? (double)w->made_bytes / (double)w->made_voxels : 3.0;
     return (uint64_t)(per_voxel * (double)w->e[i].voxels);
 }
@@ -325,7 +327,7 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     uint64_t left = w->resident_bytes;
     for (uint32_t k = 0; w->budget && k < n_out && left + need > w->budget; k++) {
         save = save || vxr_world_chunk_edited(w, out[k].i);
-        left -= vxr_octree_gpu_bytes(&w->scene->models[w->model[out[k].i]]);
+        left -= vxr_world_chunk_gpu(w, out[k].i);
     }
     if (save && !w->gen_n) { /* a generated world's edits stay resident */
         pthread_mutex_unlock(&w->lock);

@@ -28,6 +28,8 @@ struct vxr_world {
     uint64_t *bytes;   /* READY, RESIDENT: its file's size (a generated one's arrays) */
     uint64_t *seen;    /* the last update that wanted it */
     uint64_t *version; /* RESIDENT: its model's version when read or last written back */
+    uint64_t *gpu;     /* READY, RESIDENT: vxr_octree_gpu_bytes of its tree (O(nodes)), */
+    uint64_t *gpu_at;  /* RESIDENT: as of this version of its model (vxr_world_chunk_gpu) */
     vxr_octree *ready; /* READY: loaded, not yet in the scene */
     uint64_t updates;
     uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes (the budget's),
@@ -59,6 +61,9 @@ bool vxr_world_chunk_edited(const vxr_world *w, uint32_t i);
 /* Takes the chunks the loaders finished into the scene, in the world's
  * order, until they add `limit` bytes (vxr_octree_gpu_bytes; at least one
  * chunk is taken). Under the lock. */
+/* vxr_octree_gpu_bytes of chunk i's tree (READY or RESIDENT), counted
+ * again only when an edit changed it. */
+uint64_t vxr_world_chunk_gpu(vxr_world *w, uint32_t i);
 vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err);
 /* Forgets the chunks asked for and not yet taken by a loader (under the
  * lock). */

@@ -165,10 +165,10 @@ typedef enum vxr_mode {
     VXR_MODES
 } vxr_mode;
 
-/* The octree data of a scene, in four sections (nodes, brick attribute
- * bases, attribute words, node colours for the level of detail), each
- * split over chunk buffers of 2^shift elements bound at first .. first +
- * bindings - 1. Each model owns a range of each section with room to grow
+/* The octree data of a scene, in five sections (nodes, brick attribute
+ * bases, attribute words, node colours for the level of detail, wide
+ * nodes), each split over chunk buffers of 2^shift elements bound at
+ * first .. first + bindings - 1. Each model owns a range of each section with room to grow
  * (renderer/update.c). */
 enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SEC_COLORS, VXR_SEC_WIDE, VXR_SECTIONS };
 
@@ -436,6 +436,8 @@ vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
 /* Sets spec's chunk counts from the sections; whether any changed (the
  * pipelines then need making). */
 bool vxr_spec_chunks(vxr_renderer *r);
+/* Frees the wide form vxr_renderer_wide kept (after an update's uploads). */
+void vxr_renderer_wide_drop(vxr_renderer *r);
 /* Sets spec's wide walk: on while every model of s is compact (only those
  * have their wide form uploaded); whether it changed. O(models). */
 bool vxr_spec_wide(vxr_renderer *r, const vxr_scene *s);

@@ -59,6 +59,11 @@ vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
     return VXR_OK;
 }
 
+void vxr_renderer_wide_drop(vxr_renderer *r) {
+    free(r->wide);
+    r->wide = NULL;
+}
+
 bool vxr_spec_chunks(vxr_renderer *r) {
     vxr_spec *sp = &r->spec;
     uint32_t *at[VXR_SECTIONS] = {&sp->node_chunks, &sp->battr_chunks, &sp->attr_chunks,

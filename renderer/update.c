@@ -556,9 +556,11 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
         goto done;
     vxr_update_barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    if ((u.rebind && (res = rebind(&u)) != VXR_OK) ||
-        (vxr_spec_wide(r, s) && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK))
+    if (u.rebind && (res = rebind(&u)) != VXR_OK) goto done;
+    if (vxr_spec_wide(r, s) && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK) {
+        r->spec.wide ^= 1u; /* the next update tries again */
         goto done;
+    }
     r->serial = u.serial;
     r->version = s->version;
     vxr_ring *g = &r->ring;
@@ -585,6 +587,7 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
     info->serial = u.serial;
 done:
     vxr_update_flush(&u);
+    vxr_renderer_wide_drop(r);
     free(t);
     if (res != VXR_OK) r->cursor = cursor;
     info->cpu_ms = now_ms() - t0;

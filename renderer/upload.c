@@ -155,8 +155,8 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
         if (!vxr_resident_place(r, i, m))
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "placing model %u", i);
         vxr_resident *res = &r->res[i];
-        const vxr_wide_node *wide;
-        if (vxr_renderer_wide(r, s, i, &wide) != VXR_OK)
+        const vxr_wide_node *wide = NULL;
+        if (!m->live && vxr_renderer_wide(r, s, i, &wide) != VXR_OK)
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "the wide nodes of model %u", i);
         for (int k = 0; k < VXR_SECTIONS; k++)
             vxr_model_section(m, wide, s->palette, k, 0, res->used[k],
@@ -199,7 +199,9 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
         res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
         goto fail;
     }
-    if ((res = place_models(r, s, host, err)) != VXR_OK) goto fail;
+    res = place_models(r, s, host, err);
+    vxr_renderer_wide_drop(r);
+    if (res != VXR_OK) goto fail;
     vxr_instance_records(s, r->inst_rec);
     for (uint32_t i = 0; i < s->instance_count; i++) vxr_renderer_grow_instance(r, &r->inst_rec[i]);
     if ((res = vxr_bvh_build(s, r->inst_rec, &bvh))) {

@@ -304,10 +304,22 @@ ivec3 wide_cell(ivec3 lo, int q, float t0, bool above) {
                 if (t <= t0) n++;
             }
         }
-        c[k] = D[k] < 0.0 ? 3 - n : n;
+        /* downwards, or NaN: the upper side first, as vxr_enter_child has it */
+        c[k] = D[k] < 0.0 || isnan(D[k]) ? 3 - n : n;
         if (above && c[k] > 1) c[k] = 1;
     }
     return c;
+}
+
+/* Whether the ray, in cell c of a wide node of `level`, has reached a new
+ * octant (oct: the one looked at last) that the level of detail may stop
+ * at: occupied, of VXR_LOD_MIN_LEVEL to VXR_LOD_MAX_LEVEL, below the root. */
+bool wide_lod_stop_here(uvec4 nd, ivec3 c, int level, uint oct) {
+    if (!LOD || level - 1 < int(VXR_LOD_MIN_LEVEL) || level - 1 > int(VXR_LOD_MAX_LEVEL) ||
+        level - 1 >= int(m_depth))
+        return false;
+    uint o = wide_bit(c) >> 3u;
+    return o != oct && ((o < 4u ? nd.x : nd.y) >> (8u * (o & 3u)) & 255u) != 0u;
 }
 
 /* The attribute at index i of the model's attributes. */
@@ -333,9 +345,17 @@ bool trace_wide() {
     }
     uint node = 0u;
     uvec4 nd = wide_at(m_wide_base);
-    bool advance = !wide_has(nd, wide_bit(cell)), found = false;
+    /* the level of detail stops at cells and at octants (the cubes of the
+     * level between a node's and its cells') of VXR_LOD_MIN_LEVEL to
+     * VXR_LOD_MAX_LEVEL below the root: an octant is looked at when the
+     * ray reaches its first cell (its cells are a run of the DDA's, a
+     * cube being convex), before that cell, as trace_octree looks at it
+     * before its children. oct: the octant looked at last in this node. */
+    uint oct = 8u;
+    bool advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell)),
+         found = false;
     precise float hit_t = 0.0;
-    int hit_axis = -1;
+    int hit_axis = -1, hit_level = 0;
     ivec3 hit_lo = ivec3(0);
     uint hit_attr = 0u;
     /* One step, as trace_octree's: if the last cell was empty or missed,
@@ -365,7 +385,7 @@ bool trace_wide() {
                 }
                 for (int k = 0; k < 3; k++)
                     if (tn[k] == tnext) cell[k] += D[k] > 0.0 ? 1 : -1;
-                if (wide_has(nd, wide_bit(cell))) break;
+                if (wide_has(nd, wide_bit(cell)) || wide_lod_stop_here(nd, cell, level, oct)) break;
             }
             if (leave) {
                 if (level == top) break;
@@ -375,6 +395,7 @@ bool trace_wide() {
                 ivec3 rel = lo - m_origin;
                 lo = m_origin + (rel & ~((1 << level) - 1));
                 cell = (rel >> (level - 2)) & 3;
+                oct = wide_bit(cell) >> 3u; /* looked at on the way down */
                 continue;
             }
         }
@@ -382,18 +403,40 @@ bool trace_wide() {
         ivec3 clo = lo + cell * q;
         vxr_slabs s = vxr_cube_slabs(O, D, clo, q);
         precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
+        if (wide_lod_stop_here(nd, cell, level, oct)) {
+            /* the octant's own slabs decide, as for any cube (its entry is
+             * this cell's, but the axis of a tie may not be) */
+            oct = bit >> 3u;
+            ivec3 olo = lo + (cell >> 1) * (2 * q);
+            vxr_slabs os = vxr_cube_slabs(O, D, olo, 2 * q);
+            precise float ot0 = os.tenter > 0.0 ? os.tenter : 0.0;
+            if (vxr_lod_stop(float(2 * q), m_scale, g_lod0, g_lodt, ot0) && os.inside &&
+                ot0 < os.texit && !(ot0 > tmax) && !(BEAM && os.texit < t_beam)) {
+                found = true;
+                hit_t = ot0;
+                hit_axis = os.tenter < 0.0 ? -1 : os.axis;
+                hit_lo = olo;
+                hit_level = level - 1;
+                hit_attr = nd.w; /* the octant's parent; its child oct after the loop */
+                break;
+            }
+        }
         bool enter = wide_has(nd, bit) && s.inside && t0 < s.texit && !(t0 > tmax) &&
                      !(BEAM && s.texit < t_beam);
         if (LIGHT != VXR_LIGHT_FLAT && m_skip && level == 2 && clo == l_skip_lo) enter = false;
         if (LIGHT == VXR_LIGHT_PATH && l_glass && enter && level == 2 &&
             material_of(attr_at(nd.w + below)).x == VXR_MATERIAL_GLASS)
             enter = false;
-        if (enter && level == 2) {
+        bool coarse = LOD && level - 2 >= int(VXR_LOD_MIN_LEVEL) &&
+                      level - 2 <= int(VXR_LOD_MAX_LEVEL) &&
+                      vxr_lod_stop(float(q), m_scale, g_lod0, g_lodt, t0);
+        if (enter && (level == 2 || coarse)) {
             found = true;
             hit_t = t0;
             hit_axis = s.tenter < 0.0 ? -1 : s.axis;
             hit_lo = clo;
-            hit_attr = nd.w + below;
+            hit_level = level == 2 ? 0 : level - 2;
+            hit_attr = level == 2 ? nd.w + below : nd.z + below; /* a voxel; a wide node */
             break;
         }
         advance = !enter;
@@ -404,20 +447,29 @@ bool trace_wide() {
             level -= 2;
             lo = clo;
             cell = wide_cell(lo, q >> 2, t0, false);
-            advance = !wide_has(nd, wide_bit(cell));
+            oct = 8u;
+            advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell));
         }
     }
     if (!found) return false;
     h_lo = hit_lo;
     h_t = hit_t;
     h_axis = hit_axis;
-    h_level = 0u;
-    h_attr = attr_at(hit_attr);
+    h_level = uint(hit_level);
+    if (hit_level == 0) {
+        h_attr = attr_at(hit_attr);
+    } else if ((hit_level & 1) == 0) { /* a cell: its node (a brick's, or a wide node's) */
+        uvec4 c = wide_at(m_wide_base + hit_attr);
+        h_attr = hit_level == int(VXR_BRICK_LEVEL) ? c.z : c.w;
+    } else { /* an octant: child oct of the octree node hit_attr */
+        uvec2 on = node_at(m_node_base + hit_attr);
+        h_attr = on.y + uint(bitCount(on.x & ((1u << oct) - 1u)));
+    }
     return true;
 }
 
 bool trace_octree() {
-    if (WIDE && !LOD && !GRID) return trace_wide();
+    if (WIDE && !GRID) return trace_wide();
     if (GRID_LEVEL > 0u && GRID_LEVEL >= m_depth) return trace_large_grid();
     int level = int(m_depth);
     ivec3 lo = m_origin;

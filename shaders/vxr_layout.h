@@ -46,7 +46,8 @@
  *                      .z = level >= 4: index of the first child;
  *                           level 2: the brick's node index;
  *                      .w = level 2: the brick's first attribute index
- *                           (brick_attr's entry); else 0
+ *                           (brick_attr's entry); else the octree node
+ *                           (0 for a root above the root)
  *
  * Why this shape: a 4^3 brick holds 64 voxels in 8 bytes of mask plus 4 of
  * attribute base, so surfaces cost about 1 byte of colour plus well under
@@ -410,7 +411,7 @@ typedef struct vxr_node {
 typedef struct vxr_wide_node {
     uint32_t mask_lo, mask_hi; /* occupied cells (level 2: voxels), bit 8a + b */
     uint32_t base;             /* level >= 4: first child; level 2: the brick's node */
-    uint32_t attr;             /* level 2: the brick's first attribute index; else 0 */
+    uint32_t attr;             /* level 2: the brick's first attribute index; else its node */
 } vxr_wide_node;
 
 typedef struct vxr_blob_header {

@@ -1,9 +1,11 @@
 /* vxr_trace.h: the float operations that CPU picks (core/pick.c) and GPU
  * traces (shaders/trace.comp) must repeat exactly, written once for both
  * (C11 and GLSL, spelled through vxr_layout.h's macros). The traversal
- * loops stay apart (the CPU recurses, the GPU keeps a stack of frames), but
- * every float they compute comes from here, so CPU == GPU holds by
- * construction; the gpu tests keep proving it bit for bit on lavapipe.
+ * loops stay apart (the CPU recurses, the GPU keeps a stack of frames and
+ * walks a wide form of the tree at full resolution), but every float they
+ * compute comes from here or is one (plane - origin) / dir of an integer
+ * plane as here, so CPU == GPU holds by construction; the gpu tests keep
+ * proving it bit for bit on lavapipe.
  *
  * Rules that keep both sides equal (DESIGN.md §4): every slab parameter is
  * (plane - origin) / dir with integer planes, so a plane shared by a parent

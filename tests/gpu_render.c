@@ -220,6 +220,10 @@ static void test_ray_batches(void) {
                 in[i].dir[k] = component();
             }
             if (i % 7 == 0) in[i].dir[rng() % 3] = 1.0f; /* never all zero */
+            /* odd rays: a NaN or infinite component, the walks still agree */
+            if (i % 97 == 5) in[i].dir[rng() % 3] = NAN;
+            if (i % 97 == 11) in[i].dir[rng() % 3] = -INFINITY;
+            if (i % 97 == 17) in[i].origin[rng() % 3] = NAN;
         }
         const uint32_t grids[] = {1, 2, 4, 16};
         uint32_t grid = grids[f % 4];
@@ -494,6 +498,22 @@ static void test_instance_updates(void) {
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
 
+/* The scene of src (freed), its renderer, a picker and a batch of
+ * `capacity` rays; false, with nothing made, when the scene fails. */
+static bool batch_setup(vxr_scene_src *src, uint32_t capacity, vxr_scene **s, vxr_renderer **ren,
+                        vxr_picker **picker, vxr_rays **q) {
+    CHECK(vxr_scene_build(src, s, NULL) == VXR_OK);
+    vxr_scene_src_free(src);
+    if (!*s) return false;
+    vxr_error err = {{0}};
+    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK &&
+          vxr_renderer_create(gpu.ctx, *s, gpu.cmd, ren, &err) == VXR_OK &&
+          cli_gpu_submit(&gpu, &err) == VXR_OK);
+    CHECK(vxr_picker_create(*s, picker) == VXR_OK);
+    CHECK(vxr_rays_create(gpu.ctx, capacity, q, &err) == VXR_OK);
+    return true;
+}
+
 /* A ray that needs more loop iterations than lavapipe runs per shader
  * invocation (65,535 in all, Mesa's LP_MAX_TGSI_LOOP_ITERATIONS): K hollow
  * models one unit apart along x, the ray down their middle to a wall. On
@@ -518,18 +538,10 @@ static void test_loop_limit(void) {
         CHECK(vxr_scene_src_add_instance(&src, &in) == VXR_OK);
     }
     vxr_scene *s = NULL;
-    CHECK(vxr_scene_build(&src, &s, NULL) == VXR_OK);
-    vxr_scene_src_free(&src);
-    if (!s) return;
     vxr_renderer *ren = NULL;
     vxr_picker *picker = NULL;
     vxr_rays *q = NULL;
-    vxr_error err = {{0}};
-    CHECK(cli_gpu_begin(&gpu, &err) == VXR_OK &&
-          vxr_renderer_create(gpu.ctx, s, gpu.cmd, &ren, &err) == VXR_OK &&
-          cli_gpu_submit(&gpu, &err) == VXR_OK);
-    CHECK(vxr_picker_create(s, &picker) == VXR_OK);
-    CHECK(vxr_rays_create(gpu.ctx, 1, &q, &err) == VXR_OK);
+    if (!batch_setup(&src, 1, &s, &ren, &picker, &q)) return;
     const vxr_ray rays[2] = {{{-50, 3.5f, 3.5f}, {1, 0, 0}}, {{K + 20.0f, 3.5f, 3.5f}, {-1, 0, 0}}};
     for (int k = 0; ren && picker && q && k < 2; k++) {
         vxr_pick cpu, g;
@@ -592,6 +604,74 @@ static void test_device_selection(void) {
     unsetenv("VXR_DEVICE");
 }
 
+/* Level-of-detail ray batches where planes meet: a 16^3 model (depth 4)
+ * of random voxels and rays from lattice points along small integer
+ * directions, so that a cube's entry face and an inner plane are often
+ * crossed at the same parameter. A footprint of 9 stops the walk at cubes
+ * of 8 (the wide walk's octants) and 4; each record must be the CPU's,
+ * axis included (vxr_cube_slabs breaks such ties by the lower axis). */
+static void test_lod_ties(void) {
+    if (!gpu_ok) SKIP("no device");
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    uint32_t id;
+    CHECK(vxr_scene_src_add_model(&src, &id) == VXR_OK);
+    for (int32_t x = 0; x < 16; x++)
+        for (int32_t y = 0; y < 16; y++)
+            for (int32_t z = 0; z < 16; z++)
+                if (rng() % 7 == 0) vxr_model_src_push(&src.models[id], x, y, z, 1 + rng() % 200);
+    vxr_model_src_push(&src.models[id], 15, 15, 15, 9);
+    vxr_instance in = {id, 0, vxr_transform_identity(), INFINITY};
+    CHECK(vxr_scene_src_add_instance(&src, &in) == VXR_OK);
+    enum { N = 4096 };
+    vxr_scene *s = NULL;
+    vxr_renderer *ren = NULL;
+    vxr_picker *picker = NULL;
+    vxr_rays *q = NULL;
+    if (!batch_setup(&src, N, &s, &ren, &picker, &q)) return;
+    vxr_error err = {{0}};
+    const vxr_lod lod = {9.0f, true};
+    size_t differ = 0, coarse = 0;
+    for (int k = 0; ren && picker && q && k < N; k++) {
+        vxr_ray *r = &vxr_rays_input(q)[k];
+        for (int c = 0; c < 3; c++) {
+            r->origin[c] = (float)((int32_t)(rng() % 24) - 4);
+            r->dir[c] = (float)((int32_t)(rng() % 5) - 2);
+        }
+        if (r->dir[0] == 0 && r->dir[1] == 0 && r->dir[2] == 0) r->dir[k % 3] = 1;
+    }
+    bool picked = false;
+    if (ren && q && cli_gpu_begin(&gpu, &err) == VXR_OK) {
+        picked = vxr_renderer_pick_rays_lod(ren, q, N, 1, &lod, gpu.cmd, NULL) == VXR_OK;
+        if (picked)
+            picked = cli_gpu_submit(&gpu, &err) == VXR_OK;
+        else
+            vkEndCommandBuffer(gpu.cmd);
+    }
+    CHECK(picked);
+    for (int k = 0; picked && k < N; k++) {
+        vxr_pick cpu, g;
+        const vxr_ray *r = &vxr_rays_input(q)[k];
+        CHECK(vxr_pick_ray_lod(picker, r, 1, &lod, &cpu) == VXR_OK);
+        coarse += cpu.hit && cpu.size > 1;
+        if (vxr_pick_expand(s, s->version, r, &vxr_rays_picks(q)[k], &g, NULL) == VXR_OK &&
+            !memcmp(&g, &cpu, sizeof g))
+            continue;
+        if (differ++ < 3) {
+            fprintf(stderr, "  ray %d differs:\n", k);
+            print_pick("cpu", &cpu);
+            print_pick("gpu", &g);
+        }
+    }
+    fprintf(stderr, "  %d rays, %zu at a coarse cube: %zu differ\n", N, coarse, differ);
+    CHECK(coarse > N / 8);
+    if (gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) CHECK_EQ_INT(differ, 0);
+    vxr_rays_destroy(q);
+    vxr_picker_destroy(picker);
+    vxr_renderer_destroy(ren);
+    vxr_scene_destroy(s);
+}
+
 int main(int argc, char **argv) {
     vxr_error err = {{0}};
     vxr_context_desc d = {.validation = true};
@@ -603,10 +683,10 @@ int main(int argc, char **argv) {
     }
     gpu_ok = true;
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
-    static const vxr_test_case tests[] = {TEST(test_agreement),  TEST(test_ray_batches),
-                                          TEST(test_colors),     TEST(test_binding_split),
-                                          TEST(test_staging),    TEST(test_instance_updates),
-                                          TEST(test_loop_limit), TEST(test_device_selection)};
+    static const vxr_test_case tests[] = {
+        TEST(test_agreement),     TEST(test_ray_batches),      TEST(test_colors),
+        TEST(test_binding_split), TEST(test_staging),          TEST(test_instance_updates),
+        TEST(test_loop_limit),    TEST(test_device_selection), TEST(test_lod_ties)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

@@ -291,18 +291,18 @@ typedef struct vxr_renderer vxr_renderer;
 /* Uploads a built scene: its GPU blob's sections and the instance hierarchy
  * (vxr/bvh.h) over the visible instances (flags HIDDEN and CULLED as
  * set now are honoured). The scene is not referenced afterwards. Nodes and
- * brick attribute bases larger than the binding size are split over up to
- * 4 bindings each, attributes over up to 8; beyond that, or for instance
- * tables beyond one binding, VXR_ERROR_LIMIT.
- * cmd may be VK_NULL_HANDLE when the memory is mappable and staging is not
- * forced; otherwise the copies are recorded into cmd (with a barrier before
- * compute reads), and the staging memory is kept until
+ * brick attribute bases larger than the binding size (and node colours and
+ * wide nodes, vxr_layout.h) are split over up to 4 bindings each, attributes over up to 8; beyond
+ * that, or for instance tables beyond one binding, VXR_ERROR_LIMIT. cmd may be VK_NULL_HANDLE when
+ * the memory is mappable and staging is not forced; otherwise the copies are recorded into cmd
+ * (with a barrier before compute reads), and the staging memory is kept until
  * vxr_renderer_upload_done or destroy. */
 VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
                                        VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
 /* Builds ahead the pipelines a renderer of scene would use (they depend on
- * the scene's shape only: its attribute size and how its sections split
- * over bindings), into the context's set, so that vxr_renderer_create of
+ * the scene's shape only: its attribute size, how its sections split over
+ * bindings and whether a model is live, which turns the wide walk off),
+ * into the context's set, so that vxr_renderer_create of
  * this scene, or of another of the same shape, compiles nothing (1 to 3 s
  * on lavapipe). Any thread may call it, for example a worker while the
  * host loads, also while other threads create renderers of the context:
