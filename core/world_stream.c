@@ -107,8 +107,8 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->scene);
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
-    VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->ready, w->threads,
-             w->queue, w);
+    VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
+             w->threads, w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side
