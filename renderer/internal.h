@@ -168,8 +168,8 @@ typedef enum vxr_mode {
 /* The octree data of a scene, in five sections (nodes, brick attribute
  * bases, attribute words, node colours for the level of detail, wide
  * nodes), each split over chunk buffers of 2^shift elements bound at
- * first .. first + bindings - 1. Each model owns a range of each section with room to grow
- * (renderer/update.c). */
+ * first .. first + bindings - 1. Each model owns a range of each section
+ * with room to grow (renderer/update.c). */
 enum { VXR_SEC_NODES, VXR_SEC_BATTR, VXR_SEC_ATTRS, VXR_SEC_COLORS, VXR_SEC_WIDE, VXR_SECTIONS };
 
 typedef struct vxr_range {
@@ -277,7 +277,7 @@ struct vxr_renderer {
     /* the wide form of one model, made for its upload (vxr_renderer_wide)
      * and kept while the model's version stays */
     vxr_wide_node *wide;
-    uint32_t wide_count, wide_model;
+    uint32_t wide_model;
     uint64_t wide_version;
 };
 

@@ -50,7 +50,8 @@ vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
     if (!r->wide || r->wide_model != i || r->wide_version != s->model_version[i]) {
         free(r->wide);
         r->wide = NULL;
-        vxr_result res = vxr_octree_wide(&s->models[i], &r->wide, &r->wide_count);
+        uint32_t count;
+        vxr_result res = vxr_octree_wide(&s->models[i], &r->wide, &count);
         if (res != VXR_OK) return res;
         r->wide_model = i;
         r->wide_version = s->model_version[i];

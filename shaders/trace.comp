@@ -123,17 +123,24 @@ uint child_node(uint level, uint node, uint mask, uint o) {
     return node;
 }
 
-uint read_attr(uint brick, uint bit) {
-    uvec2 bits = node_at(m_node_base + brick);
-    uint below = bit < 32u
-                     ? uint(bitCount(bits.x & ((1u << bit) - 1u)))
-                     : uint(bitCount(bits.x)) + uint(bitCount(bits.y & ((1u << (bit - 32u)) - 1u)));
-    uint i = battr_at(m_battr_base + brick) + below;
+/* The set bits of the 64-bit mask m (low word first) below bit: a
+ * voxel's rank in its brick, a child's among a wide node's. */
+uint rank64(uvec2 m, uint bit) {
+    return bit < 32u ? uint(bitCount(m.x & ((1u << bit) - 1u)))
+                     : uint(bitCount(m.x)) + uint(bitCount(m.y & ((1u << (bit - 32u)) - 1u)));
+}
+
+/* The attribute at index i of the model's attributes. */
+uint attr_at(uint i) {
     if (ATTR_SIZE == 1u) {
         uint byte = m_attr_base + i;
         return (attr_word(byte >> 2u) >> (8u * (byte & 3u))) & 255u;
     }
     return attr_word((m_attr_base >> 2u) + i);
+}
+
+uint read_attr(uint brick, uint bit) {
+    return attr_at(battr_at(m_battr_base + brick) + rank64(node_at(m_node_base + brick), bit));
 }
 
 /* Word k of the material of palette entry attr (vxr_material; 0 for
@@ -256,10 +263,10 @@ uint next_child(vec3 tm, uint cs, float texit, uint mask) {
 
 /* ---- the wide walk (vxr_layout.h, "The wide form") ---- */
 
-/* Frames at full resolution (no level of detail, voxels: not a grid)
- * walk the wide form: a DDA over each node's 4^3 cells, descending into
- * an occupied cell the ray enters, as trace_octree descends into an
- * occupied child. It meets the same cells in the same order: every plane
+/* Frames and batches of voxels (not a grid), at a level of detail or not,
+ * walk the wide form while every model is compact (WIDE): a DDA over each
+ * node's 4^3 cells, descending into an occupied cell the ray enters, as
+ * trace_octree descends into an occupied child. It meets the same cells in the same order: every plane
  * is (plane - origin) / dir of an integer plane, a node's cell at entry
  * counts the planes at or before the entry (vxr_enter_child at both of
  * the octree's levels), and a step crosses every plane at the next
@@ -280,12 +287,6 @@ uint wide_bit(ivec3 c) {
 
 bool wide_has(uvec4 nd, uint bit) {
     return ((bit < 32u ? nd.x : nd.y) & (1u << (bit & 31u))) != 0u;
-}
-
-/* The occupied cells before bit: a child's (or voxel's) rank. */
-uint wide_below(uvec4 nd, uint bit) {
-    return bit < 32u ? uint(bitCount(nd.x & ((1u << bit) - 1u)))
-                     : uint(bitCount(nd.x)) + uint(bitCount(nd.y & ((1u << (bit - 32u)) - 1u)));
 }
 
 /* The cell of a wide node at lo (cells of edge q) that the ray is in once
@@ -320,15 +321,6 @@ bool wide_lod_stop_here(uvec4 nd, ivec3 c, int level, uint oct) {
         return false;
     uint o = wide_bit(c) >> 3u;
     return o != oct && ((o < 4u ? nd.x : nd.y) >> (8u * (o & 3u)) & 255u) != 0u;
-}
-
-/* The attribute at index i of the model's attributes. */
-uint attr_at(uint i) {
-    if (ATTR_SIZE == 1u) {
-        uint byte = m_attr_base + i;
-        return (attr_word(byte >> 2u) >> (8u * (byte & 3u))) & 255u;
-    }
-    return attr_word((m_attr_base >> 2u) + i);
 }
 
 bool trace_wide() {
@@ -399,7 +391,7 @@ bool trace_wide() {
                 continue;
             }
         }
-        uint bit = wide_bit(cell), below = wide_below(nd, bit);
+        uint bit = wide_bit(cell), below = rank64(nd.xy, bit);
         ivec3 clo = lo + cell * q;
         vxr_slabs s = vxr_cube_slabs(O, D, clo, q);
         precise float t0 = s.tenter > 0.0 ? s.tenter : 0.0;
@@ -594,7 +586,7 @@ void trace_instance(uint i) {
     m_node_base = bases.x;
     m_battr_base = bases.z;
     m_attr_base = bases.w;
-    m_wide_base = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_LOD).y;
+    if (WIDE) m_wide_base = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_LOD).y;
     m_skip = LIGHT != VXR_LIGHT_FLAT && i == l_skip_i;
     tmax = best_t;
     if (nodes == 0u || !trace_octree()) return;

@@ -305,13 +305,11 @@ typedef uint32_t vxr_uint;
 #define VXR_BEAM_TILE 8u
 
 /* Tables in texels of 16 bytes, and the texel of each field. */
-#define VXR_MODEL_TEXELS 4u
-#define VXR_MODEL_ORIGIN 0u /* xyz origin (int bits), w depth */
-#define VXR_MODEL_BASES                                                                            \
-    1u /* x node base, y first brick, z brick_attr base - offset, w attr base                      \
-        */
+#define VXR_MODEL_TEXELS      4u
+#define VXR_MODEL_ORIGIN      0u /* xyz origin (int bits), w depth */
+#define VXR_MODEL_BASES       1u /* x node, y first brick, z brick_attr - offset, w attr bases */
 #define VXR_MODEL_COUNTS      2u /* x nodes, y bricks, z voxels, w attr size */
-#define VXR_MODEL_LOD         3u /* x node colour base, y wide node base (0 in a blob, which has neither) */
+#define VXR_MODEL_LOD         3u /* x node colour base, y wide node base (a blob: 0, 0) */
 #define VXR_INSTANCE_TEXELS   9u
 #define VXR_INSTANCE_TO_LOCAL 0u /* 3 rows of the world-to-local affine */
 #define VXR_INSTANCE_TO_WORLD 3u /* 3 rows of the local-to-world affine */

@@ -292,10 +292,12 @@ typedef struct vxr_renderer vxr_renderer;
  * (vxr/bvh.h) over the visible instances (flags HIDDEN and CULLED as
  * set now are honoured). The scene is not referenced afterwards. Nodes and
  * brick attribute bases larger than the binding size (and node colours and
- * wide nodes, vxr_layout.h) are split over up to 4 bindings each, attributes over up to 8; beyond
- * that, or for instance tables beyond one binding, VXR_ERROR_LIMIT. cmd may be VK_NULL_HANDLE when
- * the memory is mappable and staging is not forced; otherwise the copies are recorded into cmd
- * (with a barrier before compute reads), and the staging memory is kept until
+ * wide nodes, vxr_layout.h) are split over up to 4 bindings each,
+ * attributes over up to 8; beyond that, or for instance tables beyond one
+ * binding, VXR_ERROR_LIMIT.
+ * cmd may be VK_NULL_HANDLE when the memory is mappable and staging is not
+ * forced; otherwise the copies are recorded into cmd (with a barrier before
+ * compute reads), and the staging memory is kept until
  * vxr_renderer_upload_done or destroy. */
 VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
                                        VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
