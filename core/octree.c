@@ -45,7 +45,7 @@ vxr_result vxr_octree_prepare(const vxr_voxel *voxels, size_t count, uint32_t at
 
 void vxr_octree_free(vxr_octree *tree) {
     if (!tree) return;
-    VXR_FREE(tree->nodes, tree->brick_attr, tree->attrs, tree->lod_colors);
+    VXR_FREE(tree->nodes, tree->brick_attr, tree->attrs, tree->lod_colors, tree->wide);
     vxr_live_free(tree->live);
     memset(tree, 0, sizeof *tree);
 }

@@ -30,6 +30,7 @@ static uint32_t count_below(const vxr_octree *t, uint32_t n, uint32_t level, boo
 
 uint32_t vxr_octree_wide_count(const vxr_octree *t) {
     if (t->node_count == 0 || t->voxel_count == 0) return 0;
+    if (t->wide && !t->live) return t->wide_count;
     if (t->depth == VXR_BRICK_LEVEL) return 1;
     /* odd depth: a root above the root, which is then not a wide node */
     return (t->depth & 1u) + count_below(t, 0, t->depth, !(t->depth & 1u));
@@ -81,7 +82,8 @@ vxr_result vxr_octree_wide(const vxr_octree *t, vxr_wide_node **dest, uint32_t *
         n_cur = n_next;
     }
     VXR_FREE(cur, next);
-    *dest = w;
+    vxr_wide_node *fit = realloc(w, (size_t)n_w * sizeof *w); /* n_w > 0 */
+    *dest = fit ? fit : w;
     *count = n_w;
     return VXR_OK;
 }

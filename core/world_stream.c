@@ -49,11 +49,13 @@ static void *loader(void *arg) {
         const vxr_result r = w->gen_n ? generate(w, &w->e[i], &tree, &bytes, &err)
                                       : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
                                                              &tree, &bytes, &err);
-        /* the node colours here, not on the render thread at upload */
+        /* the node colours and the wide form here, not on the render
+         * thread at upload (none when out of memory: made at upload instead) */
         if (r == VXR_OK && tree.node_count) {
             uint32_t *colors = malloc((size_t)tree.node_count * sizeof *colors);
             if (colors) vxr_lod_colors(&tree, w->colours->palette, 0, tree.node_count, colors);
-            tree.lod_colors = colors; /* none when out of memory: made at upload instead */
+            tree.lod_colors = colors;
+            if (vxr_octree_wide(&tree, &tree.wide, &tree.wide_count) != VXR_OK) tree.wide_count = 0;
         }
         const double took = vxr_seconds() - start;
         const uint64_t gpu = r == VXR_OK ? vxr_octree_gpu_bytes(&tree) : 0;

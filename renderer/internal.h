@@ -279,6 +279,9 @@ struct vxr_renderer {
     vxr_wide_node *wide;
     uint32_t wide_model;
     uint64_t wide_version;
+    /* the wide forms outgrew their section's bindings: every model is
+     * walked as an octree, for the renderer's lifetime */
+    bool wide_off;
 };
 
 struct vxr_target {
@@ -422,15 +425,17 @@ uint64_t vxr_range_size(const vxr_octree *m, uint64_t need);
 /* Places a model's ranges (with headroom when live); false when a section
  * has no free range that large. */
 bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);
-/* The elements a model needs in each section. */
-void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
+/* The elements model m needs in each section of r: no wide nodes when it
+ * is live or r walks without them (wide_off). */
+void vxr_model_needs(const vxr_renderer *r, const vxr_octree *m, uint64_t need[VXR_SECTIONS]);
 /* Copies elements [start, start + count) of a model's section (zero past
  * its data) into dest; wide: the model's wide form (section VXR_SEC_WIDE). */
 void vxr_model_section(const vxr_octree *m, const vxr_wide_node *wide, const uint32_t *palette,
                        int sec, uint64_t start, uint64_t count, void *dest);
-/* The wide form of model i of s as it is now, made once per model version
- * (the renderer keeps the last one made); *dest NULL for a model without
- * voxels. VXR_ERROR_MEMORY. */
+/* The wide form of model i of s as it is now: the tree's own when it
+ * carries one, else made once per model version (the renderer keeps the
+ * last one made); *dest NULL for a model without voxels.
+ * VXR_ERROR_MEMORY. */
 vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
                              const vxr_wide_node **dest);
 /* Sets spec's chunk counts from the sections; whether any changed (the
@@ -439,7 +444,8 @@ bool vxr_spec_chunks(vxr_renderer *r);
 /* Frees the wide form vxr_renderer_wide kept (after an update's uploads). */
 void vxr_renderer_wide_drop(vxr_renderer *r);
 /* Sets spec's wide walk: on while every model of s is compact (only those
- * have their wide form uploaded); whether it changed. O(models). */
+ * have their wide form uploaded) and r holds wide forms (not wide_off);
+ * whether it changed. O(models). */
 bool vxr_spec_wide(vxr_renderer *r, const vxr_scene *s);
 /* The model table record of model i as placed (zero for a removed one). */
 void vxr_renderer_model_record(const vxr_renderer *r, const vxr_scene *s, uint32_t i,

@@ -36,17 +36,22 @@ uint64_t vxr_section_limit(const vxr_section *sec, int k) {
     return limit < bases ? limit : bases;
 }
 
-void vxr_model_needs(const vxr_octree *m, uint64_t need[VXR_SECTIONS]) {
+void vxr_model_needs(const vxr_renderer *r, const vxr_octree *m, uint64_t need[VXR_SECTIONS]) {
     need[VXR_SEC_NODES] = m->node_count;
     need[VXR_SEC_BATTR] = m->node_count ? vxr_octree_battr_count(m) : 0;
     need[VXR_SEC_ATTRS] =
         m->node_count ? ((uint64_t)vxr_octree_attr_count(m) * m->attr_size + 3) / 4 : 0;
     need[VXR_SEC_COLORS] = m->node_count;
-    need[VXR_SEC_WIDE] = m->live ? 0 : vxr_octree_wide_count(m); /* walked without */
+    need[VXR_SEC_WIDE] = m->live || r->wide_off ? 0 : vxr_octree_wide_count(m); /* walked without */
 }
 
 vxr_result vxr_renderer_wide(vxr_renderer *r, const vxr_scene *s, uint32_t i,
                              const vxr_wide_node **dest) {
+    const vxr_octree *m = &s->models[i];
+    if (m->wide && !m->live) { /* made beside the tree */
+        *dest = m->wide;
+        return VXR_OK;
+    }
     if (!r->wide || r->wide_model != i || r->wide_version != s->model_version[i]) {
         free(r->wide);
         r->wide = NULL;
@@ -79,7 +84,7 @@ bool vxr_spec_chunks(vxr_renderer *r) {
 }
 
 bool vxr_spec_wide(vxr_renderer *r, const vxr_scene *s) {
-    uint32_t wide = 1;
+    uint32_t wide = !r->wide_off;
     for (uint32_t i = 0; i < s->model_count && wide; i++) wide = s->models[i].live == NULL;
     bool changed = r->spec.wide != wide;
     r->spec.wide = wide;
@@ -183,7 +188,7 @@ uint64_t vxr_range_size(const vxr_octree *m, uint64_t need) {
 bool vxr_resident_place(vxr_renderer *r, uint32_t i, const vxr_octree *m) {
     vxr_resident *res = &r->res[i];
     uint64_t need[VXR_SECTIONS], base[VXR_SECTIONS];
-    vxr_model_needs(m, need);
+    vxr_model_needs(r, m, need);
     for (int k = 0; k < VXR_SECTIONS; k++) {
         if (vxr_range_alloc(&r->sec[k], vxr_range_size(m, need[k]), &base[k])) continue;
         while (k-- > 0) vxr_range_free(&r->sec[k], base[k], vxr_range_size(m, need[k]));

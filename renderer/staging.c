@@ -268,6 +268,11 @@ vxr_result vxr_relayout(update *u, int k, const uint64_t *want, vxr_error *err) 
     for (uint32_t i = 0; i < r->model_count; i++)
         if (r->res[i].placed) total += want[i];
     uint64_t limit = vxr_section_limit(sec, k);
+    bool drop = k == VXR_SEC_WIDE && total > limit; /* walk as octrees from now on */
+    if (drop) {
+        r->wide_off = true;
+        total = 0;
+    }
     if (total > limit)
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                             "the edited scene needs %llu bytes of one section, more than %u "
@@ -314,10 +319,11 @@ vxr_result vxr_relayout(update *u, int k, const uint64_t *want, vxr_error *err) 
         if (!m->placed) continue;
         /* the content that is current on the GPU (a todo model's old ranges
          * were noted by the caller before this) */
+        if (drop) m->used[k] = 0;
         vxr_move_section(u, k, old, m->base[k], top, m->used[k]);
         m->base[k] = top;
-        m->cap[k] = want[i];
-        top += want[i];
+        m->cap[k] = drop ? 0 : want[i];
+        top += m->cap[k];
     }
     free(sec->free);
     sec->free = free_list;

@@ -165,7 +165,7 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
         for (; j < n; j++) {
             vxr_resident *m = &r->res[t[j].model];
             uint64_t need[VXR_SECTIONS];
-            vxr_model_needs(&s->models[t[j].model], need);
+            vxr_model_needs(r, &s->models[t[j].model], need);
             at[j] = UINT64_MAX;
             if (t[j].removed || (m->placed && need[k] <= m->cap[k])) continue;
             if (!vxr_range_alloc(&r->sec[k], vxr_range_size(&s->models[t[j].model], need[k]),
@@ -182,7 +182,7 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
             for (uint32_t q = 0; q < n; q++) {
                 const vxr_octree *o = &s->models[t[q].model];
                 uint64_t need[VXR_SECTIONS];
-                vxr_model_needs(o, need);
+                vxr_model_needs(r, o, need);
                 if (q < j && at[q] != UINT64_MAX)
                     vxr_range_free(&r->sec[k], at[q], vxr_range_size(o, need[k]));
                 if (!t[q].removed && need[k] > want[t[q].model])
@@ -197,7 +197,7 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
             if (at[j] == UINT64_MAX) continue;
             vxr_resident *m = &r->res[t[j].model];
             uint64_t need[VXR_SECTIONS];
-            vxr_model_needs(&s->models[t[j].model], need);
+            vxr_model_needs(r, &s->models[t[j].model], need);
             if (m->placed) {
                 if (!t[j].all)
                     vxr_move_section(u, k, &r->buf[r->sec[k].first], m->base[k], at[j], m->used[k]);
@@ -259,7 +259,7 @@ static vxr_result upload_models(update *u, todo *t, uint32_t n) {
             continue;
         }
         uint64_t need[VXR_SECTIONS];
-        vxr_model_needs(m, need);
+        vxr_model_needs(r, m, need);
         if (t[j].all) {
             for (int k = 0; k < VXR_SECTIONS && res == VXR_OK; k++)
                 res = k == VXR_SEC_COLORS && m->live

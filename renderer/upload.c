@@ -113,13 +113,17 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
     bool live = false;
     for (uint32_t i = 0; i < s->model_count; i++) {
         uint64_t need[VXR_SECTIONS];
-        vxr_model_needs(&s->models[i], need);
+        vxr_model_needs(r, &s->models[i], need);
         live |= s->models[i].live != NULL;
         for (int k = 0; k < VXR_SECTIONS; k++)
             total[k] += s->models[i].live ? need[k] + need[k] / 2 + 64 : need[k];
     }
     static const char *what[VXR_SECTIONS] = {"octree nodes", "brick attribute bases",
                                              "voxel attributes", "node colours", "wide nodes"};
+    if (total[VXR_SEC_WIDE] > vxr_section_limit(&r->sec[VXR_SEC_WIDE], VXR_SEC_WIDE)) {
+        r->wide_off = true; /* the octree walk, which needs no wide nodes */
+        total[VXR_SEC_WIDE] = 0;
+    }
     for (int k = 0; k < VXR_SECTIONS; k++) {
         vxr_section *sec = &r->sec[k];
         uint64_t limit = vxr_section_limit(sec, k);
@@ -156,7 +160,7 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "placing model %u", i);
         vxr_resident *res = &r->res[i];
         const vxr_wide_node *wide = NULL;
-        if (!m->live && vxr_renderer_wide(r, s, i, &wide) != VXR_OK)
+        if (!m->live && !r->wide_off && vxr_renderer_wide(r, s, i, &wide) != VXR_OK)
             return vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "the wide nodes of model %u", i);
         for (int k = 0; k < VXR_SECTIONS; k++)
             vxr_model_section(m, wide, s->palette, k, 0, res->used[k],

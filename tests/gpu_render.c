@@ -5,6 +5,7 @@
 #include <math.h>
 #include "gpu.h"
 #include "vxr/cull.h"
+#include "vxr/edit.h"
 #include "vxr/formats.h"
 #include "vxr_test.h"
 
@@ -342,6 +343,16 @@ static void test_colors(void) {
     CHECK_EQ_INT(vxr_context_validation_messages(gpu.ctx), 0);
 }
 
+/* got's picks and colours are ref's, byte for byte, and its picks the
+ * CPU's. */
+static void check_same_frame(const vxr_scene *s, const vxr_camera *cam, const frame *ref,
+                             const frame *got, const char *label) {
+    size_t n = (size_t)cam->width * cam->height;
+    CHECK(ref->picks && got->picks && !memcmp(ref->picks, got->picks, n * sizeof *ref->picks));
+    CHECK(ref->colors && got->colors && !memcmp(ref->colors, got->colors, n * 4));
+    if (got->picks) CHECK_EQ_INT(compare_picks(s, cam, 1, got->picks, label), 0);
+}
+
 /* A context with a lowered binding size splits the scene over several
  * bindings and renders the same frame; far too low a size is refused. */
 static void test_binding_split(void) {
@@ -366,10 +377,7 @@ static void test_binding_split(void) {
     CHECK(cli_gpu_open(&g2, &d, &err) == VXR_OK);
     CHECK_EQ_INT(g2.info.max_binding_bytes, d.max_binding_bytes);
     CHECK(render(&g2, g2.ctx, s, &cam, 1, &split) == VXR_OK);
-    size_t n = (size_t)W * H;
-    CHECK(ref.picks && split.picks && !memcmp(ref.picks, split.picks, n * sizeof *ref.picks));
-    CHECK(ref.colors && split.colors && !memcmp(ref.colors, split.colors, n * 4));
-    if (split.picks) CHECK_EQ_INT(compare_picks(s, &cam, 1, split.picks, "split"), 0);
+    check_same_frame(s, &cam, &ref, &split, "split");
     frame_free(&split);
     /* too small: more than 4 bindings of nodes */
     vxr_renderer *ren = NULL;
@@ -384,6 +392,95 @@ static void test_binding_split(void) {
     cli_gpu_close(&g2);
     cli_gpu_use(&gpu);
     frame_free(&ref);
+    vxr_scene_destroy(s);
+}
+
+/* A sparse lattice, a voxel every 4 cells (side^3 of them): a brick and
+ * a wide leaf a voxel, so the wide nodes (16 bytes) take more bytes than
+ * the octree nodes (8). */
+static bool lattice(uint32_t side, vxr_octree *dest) {
+    size_t n = (size_t)side * side * side;
+    vxr_voxel *v = malloc(n * sizeof *v);
+    if (!v) return false;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (vxr_voxel){(int32_t)(i % side) * 4, (int32_t)(i / side % side) * 4,
+                           (int32_t)(i / side / side) * 4, 1 + (uint32_t)(i % 200)};
+    vxr_result r = vxr_octree_build(v, n, 1, dest, NULL);
+    free(v);
+    return r == VXR_OK;
+}
+
+/* Wide forms that outgrow their section's bindings while the octree
+ * nodes still fit: the renderer walks every model as an octree instead of
+ * failing, whether they outgrow it at creation or when an update adds a
+ * model; every pick equals the CPU's. */
+static void test_wide_overflow(void) {
+    if (!gpu_ok) SKIP("no device");
+    vxr_scene *s = load("vengi__rgb_small.vox");
+    vxr_octree t = {0};
+    bool built = s && lattice(24, &t);
+    CHECK(built);
+    if (!built) {
+        vxr_scene_destroy(s);
+        return;
+    }
+    uint64_t nodes = t.node_count, wide = vxr_octree_wide_count(&t);
+    for (uint32_t m = 0; m < s->model_count; m++) {
+        nodes += s->models[m].node_count;
+        wide += vxr_octree_wide_count(&s->models[m]);
+    }
+    /* bindings of `limit` bytes: 4 of nodes hold limit / 2, 4 of wide
+     * nodes limit / 4 */
+    uint64_t limit = 256;
+    while (limit / 2 < nodes) limit *= 2;
+    CHECK(wide > limit / 4);
+    vxr_error err = {{0}};
+    cli_gpu g2;
+    vxr_context_desc d = {.validation = true, .max_binding_bytes = limit};
+    CHECK(cli_gpu_open(&g2, &d, &err) == VXR_OK);
+    /* an update adds the lattice to a renderer of the small scene */
+    vxr_renderer *ren = NULL;
+    vxr_target *tg = NULL;
+    vxr_target_desc td = {.width = W, .height = H, .picks = true};
+    bool ok = cli_gpu_begin(&g2, &err) == VXR_OK &&
+              vxr_renderer_create(g2.ctx, s, g2.cmd, &ren, &err) == VXR_OK &&
+              vxr_target_create(g2.ctx, &td, &tg, &err) == VXR_OK &&
+              cli_gpu_submit(&g2, &err) == VXR_OK;
+    CHECK(ok);
+    uint32_t model = 0, inst = 0;
+    vxr_instance in = {.transform = vxr_transform_identity()};
+    CHECK(vxr_scene_add_octree(s, &t, &model, &err) == VXR_OK);
+    vxr_octree_free(&t); /* zeroed when the scene took it */
+    in.model = model;
+    CHECK(vxr_scene_add_instance(s, &in, &inst, &err) == VXR_OK);
+    vxr_camera cam = camera(s, 0, W, H);
+    ok = ok && cli_gpu_begin(&g2, &err) == VXR_OK &&
+         vxr_renderer_update(ren, s, g2.cmd, NULL, &err) == VXR_OK &&
+         vxr_renderer_render(ren, tg, &cam, 1, g2.cmd, NULL) == VXR_OK &&
+         cli_gpu_submit(&g2, &err) == VXR_OK;
+    if (!ok) fprintf(stderr, "  update: %s\n", err.message);
+    CHECK(ok);
+    if (ok) {
+        CHECK_EQ_INT(compare_picks(s, &cam, 1, vxr_target_picks(tg), "update"), 0);
+        size_t shown = 0; /* pixels that see the lattice */
+        for (size_t i = 0; i < (size_t)W * H; i++)
+            shown += (vxr_target_picks(tg)[i].flags & VXR_PICK_HIT) &&
+                     vxr_target_picks(tg)[i].instance == inst;
+        CHECK(shown > (size_t)W * H / 8);
+    }
+    if (g2.ctx) vkDeviceWaitIdle(g2.info.device);
+    vxr_target_destroy(tg);
+    vxr_renderer_destroy(ren);
+    /* a renderer made with the lattice in the scene */
+    frame ref, small;
+    CHECK(render(&gpu, gpu.ctx, s, &cam, 1, &ref) == VXR_OK);
+    CHECK(render(&g2, g2.ctx, s, &cam, 1, &small) == VXR_OK);
+    check_same_frame(s, &cam, &ref, &small, "create");
+    frame_free(&ref);
+    frame_free(&small);
+    if (g2.ctx) CHECK_EQ_INT(vxr_context_validation_messages(g2.ctx), 0);
+    cli_gpu_close(&g2);
+    cli_gpu_use(&gpu);
     vxr_scene_destroy(s);
 }
 
@@ -683,10 +780,11 @@ int main(int argc, char **argv) {
     }
     gpu_ok = true;
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
-    static const vxr_test_case tests[] = {
-        TEST(test_agreement),     TEST(test_ray_batches),      TEST(test_colors),
-        TEST(test_binding_split), TEST(test_staging),          TEST(test_instance_updates),
-        TEST(test_loop_limit),    TEST(test_device_selection), TEST(test_lod_ties)};
+    static const vxr_test_case tests[] = {TEST(test_agreement),        TEST(test_ray_batches),
+                                          TEST(test_colors),           TEST(test_binding_split),
+                                          TEST(test_wide_overflow),    TEST(test_staging),
+                                          TEST(test_instance_updates), TEST(test_loop_limit),
+                                          TEST(test_device_selection), TEST(test_lod_ties)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

@@ -3,7 +3,8 @@
  * with the attribute the tree gives; nothing else is there (the leaves'
  * bits count the voxels, every node but the root is one bit's child);
  * vxr_octree_wide_count agrees; a live copy of the same cube gives the
- * same masks. */
+ * same masks; a tree that carries its form counts it in O(1) and a live
+ * copy goes without. */
 #include <stdlib.h>
 #include <string.h>
 #include "vxr/edit.h"
@@ -143,6 +144,22 @@ static void test_random(void) {
         vxr_octree t;
         CHECK(vxr_octree_build(v, n, 1, &t, NULL) == VXR_OK);
         check_tree(&t, "random");
+        /* a tree that carries its wide form (a world's chunks): the count
+         * and the bytes are the form's, and a live copy or form goes without */
+        const uint32_t made = vxr_octree_wide_count(&t);
+        const uint64_t bytes = vxr_octree_gpu_bytes(&t);
+        CHECK(vxr_octree_wide(&t, &t.wide, &t.wide_count) == VXR_OK);
+        CHECK_EQ_INT(t.wide_count, made);
+        t.wide_count = made + 3; /* read from the carried count, not recounted */
+        CHECK_EQ_INT(vxr_octree_wide_count(&t), made + 3);
+        CHECK(vxr_octree_gpu_bytes(&t) == bytes + 3 * sizeof(vxr_wide_node));
+        t.wide_count = made;
+        vxr_octree live;
+        CHECK(vxr_octree_copy(&t, &live) == VXR_OK);
+        CHECK(live.wide == NULL && live.wide_count == 0);
+        vxr_octree_free(&live);
+        CHECK(vxr_octree_make_live(&t) == VXR_OK);
+        CHECK(t.wide == NULL && t.wide_count == 0);
         vxr_octree_free(&t);
         free(v);
     }

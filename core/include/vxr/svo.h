@@ -59,6 +59,11 @@ typedef struct vxr_octree {
                               makes them for the palette of the scene the tree goes to, made
                               beside the tree (a world's loader threads) so that uploads copy
                               them; freed with the tree, dropped by vxr_octree_make_live */
+    vxr_wide_node *wide;   /* NULL, or (compact trees) the wide form, wide_count nodes as
+                              vxr_octree_wide makes it, made beside the tree (a world's loader
+                              threads) so that uploads copy it and vxr_octree_wide_count is
+                              O(1); freed with the tree, dropped by vxr_octree_make_live */
+    uint32_t wide_count;
 } vxr_octree;
 
 /* The index in brick_attr of brick node n's entry is n - this. */
@@ -81,7 +86,8 @@ VXR_API uint64_t vxr_octree_gpu_bytes(const vxr_octree *tree);
  * tree without voxels. VXR_ERROR_MEMORY (*dest NULL). O(nodes). */
 VXR_API vxr_result vxr_octree_wide(const vxr_octree *tree, vxr_wide_node **dest, uint32_t *count);
 /* The number of nodes vxr_octree_wide makes, without making them.
- * O(interior nodes); no allocation. */
+ * O(interior nodes), O(1) for a tree that carries its wide form; no
+ * allocation. */
 VXR_API uint32_t vxr_octree_wide_count(const vxr_octree *tree);
 
 /* Level of detail (vxr_layout.h): the colour (RGBA8, red low) of a cube
