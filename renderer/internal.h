@@ -282,6 +282,9 @@ struct vxr_renderer {
     /* the wide forms outgrew their section's bindings: every model is
      * walked as an octree, for the renderer's lifetime */
     bool wide_off;
+    /* spec changed and its pipelines are not made yet (an update failed
+     * making them): frames are refused until an update makes them */
+    bool pipes_due;
 };
 
 struct vxr_target {
@@ -419,9 +422,10 @@ bool vxr_range_alloc(vxr_section *sec, uint64_t count, uint64_t *start);
 /* Returns a range to the free list, joined with its neighbours (out of
  * memory for the list: it stays unused until the next layout). */
 void vxr_range_free(vxr_section *sec, uint64_t start, uint64_t count);
-/* The range a model gets for `need` elements: half again when it is live
- * (edits grow it). */
-uint64_t vxr_range_size(const vxr_octree *m, uint64_t need);
+/* The range a model gets for `need` elements of section k: half again
+ * when it is live (edits grow it), but none of wide nodes, which a live
+ * model never has. */
+uint64_t vxr_range_size(const vxr_octree *m, int k, uint64_t need);
 /* Places a model's ranges (with headroom when live); false when a section
  * has no free range that large. */
 bool vxr_resident_place(vxr_renderer *r, uint32_t model, const vxr_octree *m);

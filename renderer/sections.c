@@ -179,10 +179,10 @@ void vxr_range_free(vxr_section *sec, uint64_t start, uint64_t count) {
     }
 }
 
-/* The range a model gets: what it needs, and half again when it is live
- * (edits grow it). */
-uint64_t vxr_range_size(const vxr_octree *m, uint64_t need) {
-    return m->live ? need + need / 2 + 64 : need;
+/* The range a model gets in section k: what it needs, and half again
+ * when it is live (edits grow it; a live model has no wide nodes). */
+uint64_t vxr_range_size(const vxr_octree *m, int k, uint64_t need) {
+    return m->live && k != VXR_SEC_WIDE ? need + need / 2 + 64 : need; /* live: no wide form */
 }
 
 bool vxr_resident_place(vxr_renderer *r, uint32_t i, const vxr_octree *m) {
@@ -190,13 +190,13 @@ bool vxr_resident_place(vxr_renderer *r, uint32_t i, const vxr_octree *m) {
     uint64_t need[VXR_SECTIONS], base[VXR_SECTIONS];
     vxr_model_needs(r, m, need);
     for (int k = 0; k < VXR_SECTIONS; k++) {
-        if (vxr_range_alloc(&r->sec[k], vxr_range_size(m, need[k]), &base[k])) continue;
-        while (k-- > 0) vxr_range_free(&r->sec[k], base[k], vxr_range_size(m, need[k]));
+        if (vxr_range_alloc(&r->sec[k], vxr_range_size(m, k, need[k]), &base[k])) continue;
+        while (k-- > 0) vxr_range_free(&r->sec[k], base[k], vxr_range_size(m, k, need[k]));
         return false;
     }
     for (int k = 0; k < VXR_SECTIONS; k++) {
         res->base[k] = base[k];
-        res->cap[k] = vxr_range_size(m, need[k]);
+        res->cap[k] = vxr_range_size(m, k, need[k]);
         res->used[k] = need[k];
     }
     res->placed = true;

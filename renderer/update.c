@@ -168,7 +168,7 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
             vxr_model_needs(r, &s->models[t[j].model], need);
             at[j] = UINT64_MAX;
             if (t[j].removed || (m->placed && need[k] <= m->cap[k])) continue;
-            if (!vxr_range_alloc(&r->sec[k], vxr_range_size(&s->models[t[j].model], need[k]),
+            if (!vxr_range_alloc(&r->sec[k], vxr_range_size(&s->models[t[j].model], k, need[k]),
                                  &at[j]))
                 break;
         }
@@ -184,9 +184,9 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
                 uint64_t need[VXR_SECTIONS];
                 vxr_model_needs(r, o, need);
                 if (q < j && at[q] != UINT64_MAX)
-                    vxr_range_free(&r->sec[k], at[q], vxr_range_size(o, need[k]));
+                    vxr_range_free(&r->sec[k], at[q], vxr_range_size(o, k, need[k]));
                 if (!t[q].removed && need[k] > want[t[q].model])
-                    want[t[q].model] = vxr_range_size(o, need[k]);
+                    want[t[q].model] = vxr_range_size(o, k, need[k]);
                 if (!t[q].removed) r->res[t[q].model].placed = true;
             }
             res = vxr_relayout(u, k, want, u->err);
@@ -204,7 +204,7 @@ static vxr_result place_todo(update *u, todo *t, uint32_t n) {
                 vxr_range_free(&r->sec[k], m->base[k], m->cap[k]);
             }
             m->base[k] = at[j];
-            m->cap[k] = vxr_range_size(&s->models[t[j].model], need[k]);
+            m->cap[k] = vxr_range_size(&s->models[t[j].model], k, need[k]);
         }
     }
     free(at);
@@ -520,8 +520,6 @@ static vxr_result rebind(update *u) {
     vxr_result res = vxr_retire(r, &d, u->err);
     if (res != VXR_OK) return res;
     r->pool = VK_NULL_HANDLE;
-    /* the context keeps the old pipelines: frames in flight may use them */
-    if (vxr_spec_chunks(r) && (res = vxr_renderer_pipelines_make(r, u->err)) != VXR_OK) return res;
     return vxr_renderer_bind(r, u->err);
 }
 
@@ -557,10 +555,13 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
     vxr_update_barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     if (u.rebind && (res = rebind(&u)) != VXR_OK) goto done;
-    if (vxr_spec_wide(r, s) && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK) {
-        r->spec.wide ^= 1u; /* the next update tries again */
-        goto done;
-    }
+    /* new chunk counts or walk: new pipelines (the context keeps the old
+     * ones, which frames in flight may use); until they are made, frames
+     * are refused and every update tries again */
+    r->pipes_due |= vxr_spec_chunks(r);
+    r->pipes_due |= vxr_spec_wide(r, s);
+    if (r->pipes_due && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK) goto done;
+    r->pipes_due = false;
     r->serial = u.serial;
     r->version = s->version;
     vxr_ring *g = &r->ring;

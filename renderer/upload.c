@@ -116,7 +116,7 @@ static vxr_result plan_shape(vxr_renderer *r, const vxr_scene *s, vxr_error *err
         vxr_model_needs(r, &s->models[i], need);
         live |= s->models[i].live != NULL;
         for (int k = 0; k < VXR_SECTIONS; k++)
-            total[k] += s->models[i].live ? need[k] + need[k] / 2 + 64 : need[k];
+            total[k] += vxr_range_size(&s->models[i], k, need[k]);
     }
     static const char *what[VXR_SECTIONS] = {"octree nodes", "brick attribute bases",
                                              "voxel attributes", "node colours", "wide nodes"};

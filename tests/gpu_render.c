@@ -413,12 +413,12 @@ static bool lattice(uint32_t side, vxr_octree *dest) {
 /* Wide forms that outgrow their section's bindings while the octree
  * nodes still fit: the renderer walks every model as an octree instead of
  * failing, whether they outgrow it at creation or when an update adds a
- * model; every pick equals the CPU's. */
+ * model, and beside many live models; every pick equals the CPU's. */
 static void test_wide_overflow(void) {
     if (!gpu_ok) SKIP("no device");
     vxr_scene *s = load("vengi__rgb_small.vox");
     vxr_octree t = {0};
-    bool built = s && lattice(24, &t);
+    bool built = s && lattice(32, &t);
     CHECK(built);
     if (!built) {
         vxr_scene_destroy(s);
@@ -476,6 +476,11 @@ static void test_wide_overflow(void) {
     CHECK(render(&gpu, gpu.ctx, s, &cam, 1, &ref) == VXR_OK);
     CHECK(render(&g2, g2.ctx, s, &cam, 1, &small) == VXR_OK);
     check_same_frame(s, &cam, &ref, &small, "create");
+    frame_free(&small);
+    /* and beside many live (editable) models, which hold no wide nodes */
+    for (int k = 0; k < 80; k++) CHECK(vxr_scene_add_model(s, &model) == VXR_OK);
+    CHECK(render(&g2, g2.ctx, s, &cam, 1, &small) == VXR_OK);
+    check_same_frame(s, &cam, &ref, &small, "beside live models");
     frame_free(&ref);
     frame_free(&small);
     if (g2.ctx) CHECK_EQ_INT(vxr_context_validation_messages(g2.ctx), 0);
