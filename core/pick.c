@@ -356,6 +356,14 @@ static inline float box_test(const box_ray *r, const float lo[3], const float hi
 
 /* The hierarchy's walk for one ray at grid 2^level into best (whose t
  * bounds it); with `any`, it ends at the first hit found. */
+/* The margin of instance boxes and spheres: a grid cube reaches up to
+ * N - 1 voxels past the voxels it holds, a level of detail's up to
+ * 2^VXR_LOD_MAX_LEVEL - 1. */
+static float reach_pad(const vxr_picker *p, uint32_t level, const vxr_lod *lod) {
+    const uint32_t reach = lod->k > 0.0f && level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : level;
+    return vxr_bvh_grid_pad(&p->bvh, 1u << reach);
+}
+
 static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, bool any,
                        best_hit *dest) {
     best_hit best = *dest;
@@ -363,11 +371,7 @@ static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, 
     if (h->node_count == 0) return VXR_OK;
     uint32_t stack[VXR_BVH_STACK];
     uint32_t sp = 0;
-    /* A grid cube reaches up to N - 1 voxels past the voxels it holds, a
-     * level of detail's up to 2^VXR_LOD_MAX_LEVEL - 1. */
-    const uint32_t reach =
-        dest->lod.k > 0.0f && level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : level;
-    const float pad = vxr_bvh_grid_pad(h, 1u << reach);
+    const float pad = reach_pad(p, level, &dest->lod);
     box_ray br;
     box_ray_init(ray, &br);
     if (box_test(&br, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) < INFINITY) stack[sp++] = 0;
@@ -511,10 +515,16 @@ vxr_result vxr_pick_rays(const vxr_picker *p, const vxr_ray *rays, size_t count,
 
 vxr_result vxr_pick_ray_loop(const vxr_picker *p, const vxr_ray *ray, uint32_t grid,
                              vxr_pick *dest) {
+    return vxr_pick_ray_loop_lod(p, ray, grid, NULL, dest);
+}
+
+vxr_result vxr_pick_ray_loop_lod(const vxr_picker *p, const vxr_ray *ray, uint32_t grid,
+                                 const vxr_lod *lod, vxr_pick *dest) {
     uint32_t level;
     best_hit best;
-    if (!pick_begin(grid, dest, &level, &best)) return VXR_ERROR_ARGUMENT;
-    const float pad = vxr_bvh_grid_pad(&p->bvh, 1u << level);
+    if (!pick_begin(grid, dest, &level, &best) || !lod_ok(lod)) return VXR_ERROR_ARGUMENT;
+    best.lod = lod_of(lod);
+    const float pad = reach_pad(p, level, &best.lod);
     for (uint32_t j = 0; j < p->n_visible; j++) {
         uint32_t i = p->visible[j];
         const float *sp = &p->sphere[4 * (size_t)i];

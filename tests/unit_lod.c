@@ -5,7 +5,8 @@
  * rule of vxr_layout.h: the nearest cube that stops a ray (edge under the
  * footprint at its own entry, VXR_LOD_MIN_LEVEL <= level <=
  * VXR_LOD_MAX_LEVEL) or voxel,
- * none of whose ancestors stops it. */
+ * none of whose ancestors stops it. The seed's loop over instances
+ * (vxr_pick_ray_loop_lod) gives the same records. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,10 @@ static void test_random(void) {
                         want.instance, want.lo[0], want.lo[1], want.lo[2], want.level, want.color,
                         want.t);
             }
+            /* the seed's loop over instances gives the hierarchy's record */
+            vxr_pick looped;
+            CHECK(vxr_pick_ray_loop_lod(p, &r, 1, lod, &looped) == VXR_OK);
+            CHECK(!memcmp(&looped, &got, sizeof got));
             /* k 0 is vxr_pick_ray, bit for bit */
             vxr_pick a, b;
             const vxr_lod none = {0.0f, false};
@@ -281,6 +286,7 @@ static void test_bad_lod(void) {
     CHECK(vxr_pick_ray_lod(p, &r, 1, &inf, &got) == VXR_ERROR_ARGUMENT);
     CHECK(vxr_pick_ray_lod(p, &r, 1, &nan_k, &got) == VXR_ERROR_ARGUMENT);
     CHECK(vxr_pick_rays_lod(p, &r, 1, 1, &neg, &got) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_pick_ray_loop_lod(p, &r, 1, &nan_k, &got) == VXR_ERROR_ARGUMENT);
     vxr_picker_destroy(p);
     vxr_scene_destroy(s);
 }

@@ -60,7 +60,7 @@ int cmd_pick(int argc, char **argv) {
     vxr_camera pixel = {
         .eye = {0, 0, 0}, .target = {1, 0, 0}, .width = CLI_WIDTH, .height = CLI_HEIGHT};
     float bias = 0;
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0, taken; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             /* records are JSON either way */
         } else if (!strcmp(argv[i], "--no-cull")) {
@@ -78,15 +78,8 @@ int cmd_pick(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--lod") && i + 1 < argc) {
             if (!cli_lod_arg("pick", argv[++i], &bias)) return EXIT_USAGE;
             lod_given = true;
-        } else if (!strcmp(argv[i], "--fov") && i + 1 < argc) {
-            if (cli_parse_float(argv[++i], &pixel.fov_deg) != CLI_NUMBER_OK ||
-                !(pixel.fov_deg > 0.0f && pixel.fov_deg < 180.0f))
-                return cli_usage("pick: --fov takes degrees in (0, 180), not '%s'",
-                                 CLI_SHOWN(argv[i]));
-        } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-            if (!cli_parse_pair(argv[++i], "xX", &pixel.width, &pixel.height) || !pixel.width ||
-                !pixel.height)
-                return cli_usage("pick: --size takes WxH, not '%s'", CLI_SHOWN(argv[i]));
+        } else if ((taken = cli_pixel_arg("pick", argc, argv, &i, &pixel)) != 0) {
+            if (taken < 0) return EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_usage("pick: unknown or incomplete option '%s'", CLI_SHOWN(argv[i]));
         } else if (!path) {

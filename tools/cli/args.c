@@ -210,6 +210,21 @@ float cli_lod_default(const char *scene) {
     return vxr_is_world(scene) || vxr_is_generated_world(scene) ? CLI_LOD_WORLD : 0.0f;
 }
 
+int cli_pixel_arg(const char *cmd, int argc, char **argv, int *i, vxr_camera *pixel) {
+    const char *o = argv[*i];
+    if ((strcmp(o, "--fov") && strcmp(o, "--size")) || *i + 1 >= argc) return 0;
+    const char *v = argv[++*i];
+    if (!strcmp(o, "--fov")) {
+        if (cli_parse_float(v, &pixel->fov_deg) == CLI_NUMBER_OK && pixel->fov_deg > 0.0f &&
+            pixel->fov_deg < 180.0f)
+            return 1;
+        return cli_usage("%s: --fov takes degrees in (0, 180), not '%s'", cmd, CLI_SHOWN(v)), -1;
+    }
+    if (cli_parse_pair(v, "xX", &pixel->width, &pixel->height) && pixel->width && pixel->height)
+        return 1;
+    return cli_usage("%s: --size takes WxH, not '%s'", cmd, CLI_SHOWN(v)), -1;
+}
+
 bool cli_lod_arg(const char *cmd, const char *v, float *bias) {
     if (cli_parse_float(v, bias) == CLI_NUMBER_OK && *bias >= 0.0f && *bias < 1e6f) return true;
     cli_usage("%s: --lod takes a bias in pixels, 0 (full resolution) or more, not '%s'", cmd,

@@ -209,6 +209,11 @@ bool cli_view_args_parse(cli_view_args *a, const char *cmd, int argc, char **arg
 float cli_lod_default(const char *scene);
 /* Parses --lod's BIAS: a finite number >= 0; false after a usage message. */
 bool cli_lod_arg(const char *cmd, const char *v, float *bias);
+/* Takes argv[*i] (and its value, advancing *i) when it is `--fov DEG` or
+ * `--size WxH`, the pixel a level of detail is measured by for rays from
+ * a file (pick, bench pick): 1; 0 when it is neither; -1 after a usage
+ * message. */
+int cli_pixel_arg(const char *cmd, int argc, char **argv, int *i, vxr_camera *pixel);
 
 /* Orbit camera `view` (0..CLI_ORBIT_VIEWS - 1) around the scene's bounds:
  * the cameras of bench pick and pickcheck --view, view 0 the default of

@@ -139,6 +139,10 @@ VXR_API uint32_t vxr_picker_threads(const vxr_picker *picker);
  * vxr_pick_ray, without the hierarchy. */
 VXR_API vxr_result vxr_pick_ray_loop(const vxr_picker *picker, const vxr_ray *ray, uint32_t grid,
                                      vxr_pick *dest);
+/* vxr_pick_ray_loop at a level of detail: vxr_pick_ray_lod's record,
+ * without the hierarchy. */
+VXR_API vxr_result vxr_pick_ray_loop_lod(const vxr_picker *picker, const vxr_ray *ray,
+                                         uint32_t grid, const vxr_lod *lod, vxr_pick *dest);
 
 /* Expands one compact pick record (vxr_gpu_pick, shaders/vxr_layout.h: what
  * the GPU writes per pixel, and what the CPU picker builds internally) into
