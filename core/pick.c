@@ -356,12 +356,37 @@ static inline float box_test(const box_ray *r, const float lo[3], const float hi
 
 /* The hierarchy's walk for one ray at grid 2^level into best (whose t
  * bounds it); with `any`, it ends at the first hit found. */
-/* The margin of instance boxes and spheres: a grid cube reaches up to
- * N - 1 voxels past the voxels it holds, a level of detail's up to
- * 2^VXR_LOD_MAX_LEVEL - 1. */
-static float reach_pad(const vxr_picker *p, uint32_t level, const vxr_lod *lod) {
-    const uint32_t reach = lod->k > 0.0f && level < VXR_LOD_MAX_LEVEL ? VXR_LOD_MAX_LEVEL : level;
-    return vxr_bvh_grid_pad(&p->bvh, 1u << reach);
+/* The margin of instance boxes and spheres for a ray: a grid cube
+ * reaches up to N - 1 voxels past the voxels it holds, a level of
+ * detail's as far as the largest cube that can stop the ray. That is the
+ * largest level whose edge at the least instance scale is under the
+ * footprint (vxr_lod_stop) at the farthest point of the hierarchy's box
+ * (padded for VXR_LOD_MAX_LEVEL), with a margin for rounding: as
+ * renderer/traverse.c's lod_reach for a frame, here for one ray. Without
+ * it, every box would carry VXR_LOD_MAX_LEVEL's pad (6x slower picks on
+ * @world:300 at bias 1). */
+static float reach_pad(const vxr_picker *p, const vxr_ray *ray, uint32_t level,
+                       const vxr_lod *lod) {
+    const vxr_bvh *h = &p->bvh;
+    uint32_t reach = level;
+    if (lod->k > 0.0f && level < VXR_LOD_MAX_LEVEL) {
+        reach = VXR_LOD_MAX_LEVEL;
+        double far = 1.0, d2 = 0.0, dd = 0.0;
+        const double pad = vxr_bvh_grid_pad(h, 1u << VXR_LOD_MAX_LEVEL);
+        for (int k = 0; k < 3 && h->node_count && !lod->fixed; k++) {
+            const double a = fabs((double)ray->origin[k] - (h->nodes[0].lo[k] - pad)),
+                         b = fabs((double)ray->origin[k] - (h->nodes[0].hi[k] + pad));
+            d2 += (a > b ? a : b) * (a > b ? a : b);
+            dd += (double)ray->dir[k] * ray->dir[k];
+        }
+        if (!lod->fixed) far = dd > 0.0 ? sqrt(d2 / dd) : INFINITY;
+        const double footprint = (double)lod->k * far * 1.01 + 1e-3;
+        if (p->min_scale > 0.0f && footprint < INFINITY)
+            for (reach = level;
+                 reach < VXR_LOD_MAX_LEVEL && ldexp(p->min_scale, (int)reach + 1) < footprint;)
+                reach++;
+    }
+    return vxr_bvh_grid_pad(h, 1u << reach);
 }
 
 static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, bool any,
@@ -371,7 +396,7 @@ static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, 
     if (h->node_count == 0) return VXR_OK;
     uint32_t stack[VXR_BVH_STACK];
     uint32_t sp = 0;
-    const float pad = reach_pad(p, level, &dest->lod);
+    const float pad = reach_pad(p, ray, level, &dest->lod);
     box_ray br;
     box_ray_init(ray, &br);
     if (box_test(&br, h->nodes[0].lo, h->nodes[0].hi, pad, INFINITY) < INFINITY) stack[sp++] = 0;
@@ -524,7 +549,7 @@ vxr_result vxr_pick_ray_loop_lod(const vxr_picker *p, const vxr_ray *ray, uint32
     best_hit best;
     if (!pick_begin(grid, dest, &level, &best) || !lod_ok(lod)) return VXR_ERROR_ARGUMENT;
     best.lod = lod_of(lod);
-    const float pad = reach_pad(p, level, &best.lod);
+    const float pad = reach_pad(p, ray, level, &best.lod);
     for (uint32_t j = 0; j < p->n_visible; j++) {
         uint32_t i = p->visible[j];
         const float *sp = &p->sphere[4 * (size_t)i];

@@ -35,6 +35,7 @@ static bool reserve(vxr_picker *p, uint32_t n) {
 static void refresh(vxr_picker *p, uint32_t i) {
     vxr_gpu_instance *g = &p->records[i];
     vxr_instance_gpu(p->scene, i, g);
+    if (!(g->scale >= p->min_scale)) p->min_scale = g->scale;
     float *lo = &p->box[6 * (size_t)i], *hi = lo + 3, r2 = 0;
     vxr_bvh_instance_box(g, lo, hi);
     for (int k = 0; k < 3; k++) {
@@ -57,6 +58,7 @@ vxr_result vxr_picker_create(const vxr_scene *s, vxr_picker **dest) {
     vxr_picker *p = calloc(1, sizeof *p);
     if (!p) return VXR_ERROR_MEMORY;
     p->scene = s;
+    p->min_scale = INFINITY;
     p->cursor = vxr_journal_end(s);
     p->instances = s->instance_count;
     vxr_result r =

@@ -17,6 +17,7 @@ struct vxr_picker {
     uint32_t *visible;
     uint32_t n_visible;
     float *sphere, *box;
+    float min_scale;    /* the least scale of any record ever made, only lowered (reach_pad) */
     uint32_t threads;   /* of vxr_pick_rays; 0: every online CPU */
     uint32_t capacity;  /* instances the arrays hold */
     uint32_t instances; /* the scene's instance count at the last update */
