@@ -354,8 +354,6 @@ static inline float box_test(const box_ray *r, const float lo[3], const float hi
     return a > b * 1.000001f + 1e-30f ? INFINITY : a;
 }
 
-/* The hierarchy's walk for one ray at grid 2^level into best (whose t
- * bounds it); with `any`, it ends at the first hit found. */
 /* The margin of instance boxes and spheres for a ray: a grid cube
  * reaches up to N - 1 voxels past the voxels it holds, a level of
  * detail's as far as the largest cube that can stop the ray. That is the
@@ -389,6 +387,8 @@ static float reach_pad(const vxr_picker *p, const vxr_ray *ray, uint32_t level,
     return vxr_bvh_grid_pad(h, 1u << reach);
 }
 
+/* The hierarchy's walk for one ray at grid 2^level into best (whose t
+ * bounds it); with `any`, it ends at the first hit found. */
 static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, bool any,
                        best_hit *dest) {
     best_hit best = *dest;

@@ -285,6 +285,9 @@ struct vxr_renderer {
     /* spec changed and its pipelines are not made yet (an update failed
      * making them): frames are refused until an update makes them */
     bool pipes_due;
+    /* section or table buffers were replaced and the descriptor set over
+     * them is not made yet: frames are refused until an update makes it */
+    bool rebind_due;
 };
 
 struct vxr_target {

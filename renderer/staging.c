@@ -331,7 +331,7 @@ vxr_result vxr_relayout(update *u, int k, const uint64_t *want, vxr_error *err) 
     sec->free_count = sec->free[0].count ? 1 : 0;
     sec->free_cap = 1;
     sec->capacity = capacity;
-    u->rebind = true;
+    u->r->rebind_due = true;
     u->info->relayout = true;
     return VXR_OK;
 }
@@ -348,7 +348,7 @@ void vxr_update_barrier(update *u, VkPipelineStageFlags src_stage, VkAccessFlags
 vxr_result vxr_new_table(update *u, uint32_t b, uint64_t bytes) {
     vxr_result res = retire_binding(u->r, b, u->serial, u->err);
     if (res != VXR_OK) return res;
-    u->rebind = true;
+    u->r->rebind_due = true;
     return vxr_buf_create(u->r->ctx, bytes,
                           VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,

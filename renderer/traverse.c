@@ -46,9 +46,10 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod
         return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
                             "level of detail %g: it must be 0 or more, and finite", (double)lod);
     if (lod < FLT_MIN) lod = 0.0f; /* as vxr_pick_ray_lod: no denormal footprints */
-    if (r->pipes_due)
+    if (r->pipes_due || r->rebind_due)
         return vxr_ctx_fail(r->ctx, err, VXR_ERROR_VULKAN,
-                            "the last update could not make the pipelines its scene needs");
+                            "the last update failed before its buffers were bound and its "
+                            "pipelines made: update again");
     memset(p, 0, sizeof *p);
     p->width = t->width;
     p->height = t->height;

@@ -554,7 +554,11 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
         goto done;
     vxr_update_barrier(&u, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    if (u.rebind && (res = rebind(&u)) != VXR_OK) goto done;
+    /* a descriptor set over replaced buffers; until it is made (an update
+     * failed before or while making it), frames are refused and every
+     * update tries again, since the old set's views are retired */
+    if (r->rebind_due && (res = rebind(&u)) != VXR_OK) goto done;
+    r->rebind_due = false;
     /* new chunk counts or walk: new pipelines (the context keeps the old
      * ones, which frames in flight may use); until they are made, frames
      * are refused and every update tries again */

@@ -13,7 +13,6 @@ typedef struct update {
     uint64_t serial;
     vxr_update_info *info;
     vxr_error *err;
-    bool rebind;       /* buffers were replaced */
     VkBuffer src, dst; /* the batch of regions being gathered */
     VkBufferCopy regions[64];
     uint32_t n_regions;

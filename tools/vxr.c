@@ -55,7 +55,8 @@ static const command commands[] = {
     {"bench", "build", cmd_bench_build,
      "SCENE [--json]   octree build speed and size, bulk vs incremental"},
     {"bench", "pick", cmd_bench_pick,
-     "SCENE [--json]    pick speed, BVH vs the seed's loop over instances"},
+     "SCENE [--rays FILE [--fov DEG] [--size WxH]] [--lod BIAS] [--json]\n"
+     "                               pick speed, BVH vs the seed's loop over instances"},
     {"bench", "render", cmd_bench_render,
      "SCENE [--eye X,Y,Z --target X,Y,Z] [--fov DEG] [--size WxH] [--lod BIAS] [--json]\n"
      "                               GPU frame time from timestamps, Mrays/s"},

@@ -394,7 +394,9 @@ typedef struct vxr_update_info {
  *
  * scene must be the one the renderer was created from. On failure (VXR_ERROR_MEMORY,
  * VXR_ERROR_VULKAN, VXR_ERROR_LIMIT) what was recorded is consistent with the old scene for what it
- * did not reach; err says why, and the next update reads the same changes again. info may be NULL.
+ * did not reach; err says why, and the next update reads the same changes again. If it failed
+ * after replacing buffers or changing the pipelines the scene needs, frames and ray batches are
+ * refused (VXR_ERROR_VULKAN) until an update succeeds. info may be NULL.
  */
 VXR_API vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *scene, VkCommandBuffer cmd,
                                        vxr_update_info *info, vxr_error *err);
