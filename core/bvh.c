@@ -21,6 +21,27 @@ float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid) {
     return (float)grid * bvh->max_scale * SQRT3_UP;
 }
 
+uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float origin[3],
+                           double dir_len, float k, bool fixed) {
+    if (!bvh->node_count || !(min_scale > 0.0f)) return VXR_LOD_MAX_LEVEL;
+    double far = 1.0;
+    if (!fixed) {
+        const double pad = vxr_bvh_grid_pad(bvh, 1u << VXR_LOD_MAX_LEVEL);
+        double d2 = 0.0;
+        for (int a = 0; a < 3; a++) {
+            const double lo = fabs((double)origin[a] - (bvh->nodes[0].lo[a] - pad)),
+                         hi = fabs((double)origin[a] - (bvh->nodes[0].hi[a] + pad));
+            d2 += (lo > hi ? lo : hi) * (lo > hi ? lo : hi);
+        }
+        far = dir_len > 0.0 ? sqrt(d2) / dir_len : INFINITY;
+    }
+    const double footprint = (double)k * far * 1.01 + 1e-3;
+    if (!(footprint < INFINITY)) return VXR_LOD_MAX_LEVEL;
+    uint32_t level = 0;
+    while (level < VXR_LOD_MAX_LEVEL && ldexp(min_scale, (int)level + 1) < footprint) level++;
+    return level;
+}
+
 /* ---- duplicates: one item per distinct (model, world-to-local) ---- */
 
 static uint64_t record_hash(const vxr_gpu_instance *g) {

@@ -55,7 +55,7 @@ static void *loader(void *arg) {
             uint32_t *colors = malloc((size_t)tree.node_count * sizeof *colors);
             if (colors) vxr_lod_colors(&tree, w->colours->palette, 0, tree.node_count, colors);
             tree.lod_colors = colors;
-            if (vxr_octree_wide(&tree, &tree.wide, &tree.wide_count) != VXR_OK) tree.wide_count = 0;
+            vxr_octree_wide(&tree, &tree.wide, &tree.wide_count); /* none on failure */
         }
         const double took = vxr_seconds() - start;
         const uint64_t gpu = r == VXR_OK ? vxr_octree_gpu_bytes(&tree) : 0;

@@ -182,7 +182,7 @@ void vxr_range_free(vxr_section *sec, uint64_t start, uint64_t count) {
 /* The range a model gets in section k: what it needs, and half again
  * when it is live (edits grow it; a live model has no wide nodes). */
 uint64_t vxr_range_size(const vxr_octree *m, int k, uint64_t need) {
-    return m->live && k != VXR_SEC_WIDE ? need + need / 2 + 64 : need; /* live: no wide form */
+    return m->live && k != VXR_SEC_WIDE ? need + need / 2 + 64 : need;
 }
 
 bool vxr_resident_place(vxr_renderer *r, uint32_t i, const vxr_octree *m) {

@@ -7,32 +7,15 @@
 #include "vxr/bvh.h"
 
 /* The highest level at which a cube can stop a ray of a frame of cam at a
- * level of detail k (vxr_lod_stop; 0: none): 2^level * scale < k * t
- * (or < k, orthographic) holds for no larger cube, every instance's scale
- * being at least min_scale and every hit's t at most the distance from the
- * eye to the hierarchy's box (padded for the largest cube), with a margin
- * far above rounding. The hierarchy's padding and the beam's cells need go
- * no further (pad: VXR_LOD_MAX_LEVEL's 55 voxels cost terrain frames a
+ * level of detail k (0: none): vxr_bvh_lod_reach from the eye (camera rays
+ * are unit). The hierarchy's padding and the beam's cells need go no
+ * further (pad: VXR_LOD_MAX_LEVEL's 55 voxels cost terrain frames a
  * third). Without a camera (ray batches): VXR_LOD_MAX_LEVEL. */
 static uint32_t lod_reach(const vxr_renderer *r, const vxr_camera *cam, float lod) {
     if (!(lod > 0.0f)) return 0;
-    const vxr_bvh *h = r->bvh;
-    if (!cam || !h || !h->node_count || !(r->min_scale > 0.0f)) return VXR_LOD_MAX_LEVEL;
-    double far = 1.0;
-    if (cam->projection != VXR_PROJECTION_ORTHOGRAPHIC) {
-        const double pad = r->grid_pad[VXR_LOD_MAX_LEVEL];
-        double d2 = 0.0;
-        for (int k = 0; k < 3; k++) {
-            double a = fabs((double)cam->eye[k] - (h->nodes[0].lo[k] - pad)),
-                   b = fabs((double)cam->eye[k] - (h->nodes[0].hi[k] + pad));
-            d2 += (a > b ? a : b) * (a > b ? a : b);
-        }
-        far = sqrt(d2);
-    }
-    const double footprint = (double)lod * far * 1.01 + 1e-3;
-    uint32_t level = 0;
-    while (level < VXR_LOD_MAX_LEVEL && ldexp(r->min_scale, (int)level + 1) < footprint) level++;
-    return level;
+    if (!cam || !r->bvh) return VXR_LOD_MAX_LEVEL;
+    return vxr_bvh_lod_reach(r->bvh, r->min_scale, cam->eye, 1.0, lod,
+                             cam->projection == VXR_PROJECTION_ORTHOGRAPHIC);
 }
 
 /* The push constants every dispatch shares (camera fields zero); lod, the

@@ -156,6 +156,19 @@ static inline uint64_t vxr_bvh_node_bound(uint32_t instances) {
  * its boxes by this same float. N must be a power of two. */
 VXR_API float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid);
 
+/* The highest level (0 to VXR_LOD_MAX_LEVEL) of a cube that can stop a
+ * ray from `origin` under a level of detail of k (vxr_lod_stop: 2^level *
+ * scale < k * t, or < k when `fixed`), every instance's scale being at
+ * least min_scale and every hit's t at most the distance from origin to
+ * the hierarchy's box (padded for VXR_LOD_MAX_LEVEL's cubes) over
+ * dir_len, the length of the ray's direction (1 for unit camera rays);
+ * with a margin far above rounding. How far boxes must be widened for the
+ * ray (vxr_bvh_grid_pad of 2^level), as the GPU widens them for a frame
+ * and the CPU picker for a ray. VXR_LOD_MAX_LEVEL where nothing bounds
+ * it (an empty hierarchy, a scale not over 0, a zero direction). */
+VXR_API uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float origin[3],
+                                   double dir_len, float k, bool fixed);
+
 /* The box of one instance record as the hierarchy holds it (widened). */
 VXR_API void vxr_bvh_instance_box(const vxr_gpu_instance *record, float lo[3], float hi[3]);
 
