@@ -21,9 +21,11 @@ float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid) {
     return (float)grid * bvh->max_scale * SQRT3_UP;
 }
 
-uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float origin[3],
-                           double dir_len, float k, bool fixed) {
-    if (!bvh->node_count || !(min_scale > 0.0f)) return VXR_LOD_MAX_LEVEL;
+/* The largest footprint (world units) of a ray from origin within the
+ * hierarchy's box (padded for VXR_LOD_MAX_LEVEL's cubes), with a margin;
+ * INFINITY where nothing bounds it. */
+static double lod_footprint(const vxr_bvh *bvh, const float origin[3], double dir_len, float k,
+                            bool fixed) {
     double far = 1.0;
     if (!fixed) {
         const double pad = vxr_bvh_grid_pad(bvh, 1u << VXR_LOD_MAX_LEVEL);
@@ -36,10 +38,26 @@ uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float orig
         far = dir_len > 0.0 ? sqrt(d2) / dir_len : INFINITY;
     }
     const double footprint = (double)k * far * 1.01 + 1e-3;
+    return footprint < INFINITY ? footprint : INFINITY;
+}
+
+uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float origin[3],
+                           double dir_len, float k, bool fixed) {
+    if (!bvh->node_count || !(min_scale > 0.0f)) return VXR_LOD_MAX_LEVEL;
+    const double footprint = lod_footprint(bvh, origin, dir_len, k, fixed);
     if (!(footprint < INFINITY)) return VXR_LOD_MAX_LEVEL;
     uint32_t level = 0;
     while (level < VXR_LOD_MAX_LEVEL && ldexp(min_scale, (int)level + 1) < footprint) level++;
     return level;
+}
+
+float vxr_bvh_lod_pad(const vxr_bvh *bvh, float min_scale, const float origin[3], double dir_len,
+                      float k, bool fixed) {
+    const uint32_t reach = vxr_bvh_lod_reach(bvh, min_scale, origin, dir_len, k, fixed);
+    const float by_level = vxr_bvh_grid_pad(bvh, 1u << reach);
+    if (!bvh->node_count) return by_level;
+    const double footprint = lod_footprint(bvh, origin, dir_len, k, fixed) * SQRT3_UP;
+    return footprint < (double)by_level ? (float)footprint : by_level;
 }
 
 /* ---- duplicates: one item per distinct (model, world-to-local) ---- */

@@ -274,6 +274,15 @@ static void trace_instance(const vxr_picker *p, uint32_t i, const vxr_ray *ray, 
 
 /* The pick of the best hit: its record (what the GPU writes per pixel,
  * from the same functions), then the world-space part. */
+/* A stopped cube's colour (node `node` at level >= 2): the one the
+ * renderer uploads, the tree's own colours when it carries them (a coarse
+ * tree's are its fine tree's, vxr_octree_coarse). */
+static uint32_t lod_color(const vxr_octree *m, const uint32_t *palette, uint32_t level,
+                          uint32_t node) {
+    if (m->lod_colors && !m->live && node < m->node_count) return m->lod_colors[node];
+    return vxr_lod_color(m, palette, level, node, 0);
+}
+
 static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b, vxr_pick *out) {
     const uint32_t i = b->i;
     const cell_hit *h = &b->hit;
@@ -287,7 +296,7 @@ static void fill_pick(const vxr_picker *p, const vxr_ray *ray, const best_hit *b
         h->t,
         vxr_pick_shape(h->level, face,
                        vxr_nearest_corner_edge(h->lo, h->level, lorig, ldir, h->t, face)),
-        h->lod              ? vxr_lod_color(&s->models[g->model], s->palette, h->level, h->attr, 0)
+        h->lod              ? lod_color(&s->models[g->model], s->palette, h->level, h->attr)
         : s->attr_size == 1 ? s->palette[h->attr]
                             : h->attr,
         VXR_PICK_HIT};
@@ -361,15 +370,13 @@ static inline float box_test(const box_ray *r, const float lo[3], const float hi
  * @world:300 at bias 1 1.7x slower). */
 static float reach_pad(const vxr_picker *p, const vxr_ray *ray, uint32_t level,
                        const vxr_lod *lod) {
-    uint32_t reach = level;
-    if (lod->k > 0.0f && level < VXR_LOD_MAX_LEVEL) {
-        double dd = 0.0;
-        for (int k = 0; k < 3; k++) dd += (double)ray->dir[k] * ray->dir[k];
-        const uint32_t top =
-            vxr_bvh_lod_reach(&p->bvh, p->min_scale, ray->origin, sqrt(dd), lod->k, lod->fixed);
-        if (top > reach) reach = top;
-    }
-    return vxr_bvh_grid_pad(&p->bvh, 1u << reach);
+    const float pad = vxr_bvh_grid_pad(&p->bvh, 1u << level);
+    if (!(lod->k > 0.0f)) return pad;
+    double dd = 0.0;
+    for (int k = 0; k < 3; k++) dd += (double)ray->dir[k] * ray->dir[k];
+    const float by_lod =
+        vxr_bvh_lod_pad(&p->bvh, p->min_scale, ray->origin, sqrt(dd), lod->k, lod->fixed);
+    return by_lod > pad ? by_lod : pad;
 }
 
 /* The hierarchy's walk for one ray at grid 2^level into best (whose t

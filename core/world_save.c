@@ -108,7 +108,7 @@ static void push_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t att
 static vxr_result prepend_present(vxr_world *w, int64_t j, vxr_chunk_bucket *b, vxr_error *err) {
     voxel_list now = {{0}, false};
     vxr_result r = VXR_OK;
-    if (j >= 0 && w->state[j] == RESIDENT) {
+    if (j >= 0 && w->state[j] == RESIDENT && !w->level[j]) {
         vxr_octree_foreach(&w->scene->models[w->model[j]], push_voxel, &now);
     } else if (j >= 0 && w->e[j].voxels) {
         vxr_octree t;
@@ -164,6 +164,12 @@ static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr
             cell[k] = (int32_t)(d->world[k] - q * w->side);
         }
         const int64_t j = find_chunk(keys, c);
+        if (r == VXR_OK && j >= 0 && w->state[j] == RESIDENT && w->level[j]) {
+            vxr_world_evict(w, (uint32_t)j); /* coarse: read whole below, with the cell */
+        } else if (r == VXR_OK && j >= 0 && w->state[j] == READY && w->ask[j]) {
+            vxr_octree_free(&w->ready[j]);
+            w->state[j] = ABSENT;
+        }
         if (r == VXR_OK && j >= 0 && w->state[j] == RESIDENT) {
             vxr_octree *to = &w->scene->models[w->model[j]];
             r = vxr_octree_make_live(to);
@@ -175,6 +181,7 @@ static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr
             r = vxr_world_read_chunk(w->dir, w->side, &w->e[j], w->colours, &w->ready[j], &bytes,
                                      err);
             if (r != VXR_OK) return r;
+            w->ask[j] = 0;
             w->bytes[j] = bytes;
             w->gpu[j] = vxr_octree_gpu_bytes(&w->ready[j]);
             w->state[j] = READY;
@@ -203,7 +210,15 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
     pthread_mutex_unlock(&w->lock);
     if (r != VXR_OK) return r;
     uint32_t n_edited = 0;
-    for (uint32_t i = 0; i < w->count; i++) n_edited += vxr_world_chunk_edited(w, i);
+    for (uint32_t i = 0; i < w->count; i++) {
+        if (!vxr_world_chunk_edited(w, i)) continue;
+        n_edited++;
+        if (w->level[i]) /* its cells are 2^level cubes: written, it would lose its voxels */
+            return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                            "%s: chunk %d %d %d was edited as a coarse form (level %u); only a "
+                            "whole chunk can be written back (vxr_world_refine)",
+                            w->dir, w->e[i].c[0], w->e[i].c[1], w->e[i].c[2], w->level[i]);
+    }
     if (!n_edited) return VXR_OK;
     vxr_chunk_cutter k;
     memset(&k, 0, sizeof k);

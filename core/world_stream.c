@@ -13,22 +13,37 @@
 #include "procgen.h"
 #include "world_stream.h"
 
-/* A generated chunk: its voxels (vxr_terrain_chunk) built into an octree;
- * *bytes its octree's arrays, as a file's size would be. */
-static vxr_result generate(const vxr_world *w, const vxr_world_entry *e, vxr_octree *tree,
-                           uint64_t *bytes, vxr_error *err) {
-    vxr_model_src m = {0};
-    memset(tree, 0, sizeof *tree);
-    vxr_result r = vxr_terrain_chunk(w->gen_n, w->side, e->c, &m);
-    if (r != VXR_OK)
-        r = vxr_fail(err, r, "%s: chunk %d %d %d: out of memory", w->dir, e->c[0], e->c[1],
-                     e->c[2]);
-    for (int k = 0; k < 3; k++) m.box_max[k] = (int32_t)w->side;
-    if (r == VXR_OK && m.count) r = vxr_model_build(&m, 1, 1, tree, err);
-    free(m.voxels);
-    *bytes = (uint64_t)tree->node_count * 8 + (uint64_t)tree->brick_count * 4 +
-             vxr_octree_attr_count(tree);
-    return r;
+/* A loaded tree for chunk i (under the lock): ready to be taken in, or
+ * freed when the chunk no longer waits for it (evicted while a finer tree
+ * was read). */
+static void finish(vxr_world *w, uint32_t i, bool finer, vxr_result r, vxr_octree *tree,
+                   uint32_t level, uint64_t bytes, uint64_t gpu, vxr_error *err) {
+    if (r == VXR_OK && finer && (w->state[i] != RESIDENT || w->refine[i] != LOADING)) {
+        vxr_octree_free(tree);
+        return;
+    }
+    if (r == VXR_OK && !tree->voxel_count) { /* generated empty: not asked for again */
+        vxr_octree_free(tree);
+        if (finer) {
+            w->refine[i] = ABSENT;
+        } else {
+            w->e[i].voxels = 0;
+            w->state[i] = ABSENT;
+        }
+    } else if (r == VXR_OK) {
+        w->ready[i] = *tree;
+        w->ask[i] = (uint8_t)level;
+        w->bytes[i] = bytes;
+        w->gpu[i] = gpu; /* a finer tree's counted already: the budget's room for it */
+        *(finer ? &w->refine[i] : &w->state[i]) = READY;
+    } else {
+        *(finer ? &w->refine[i] : &w->state[i]) = FAILED;
+        if (!w->failed) {
+            w->failure = *err;
+            w->failure_code = r;
+        }
+        w->failed = true;
+    }
 }
 
 static void *loader(void *arg) {
@@ -38,52 +53,32 @@ static void *loader(void *arg) {
         while (!w->stop && w->q_next == w->q_count) pthread_cond_wait(&w->wake, &w->lock);
         if (w->stop) break;
         const uint32_t i = w->queue[w->q_next++];
-        if (w->state[i] != QUEUED) continue;
-        w->state[i] = LOADING;
+        const bool finer = w->state[i] == RESIDENT && w->refine[i] == QUEUED;
+        if (!finer && w->state[i] != QUEUED) continue;
+        *(finer ? &w->refine[i] : &w->state[i]) = LOADING;
+        uint32_t level = w->ask[i];
         w->busy++;
         pthread_mutex_unlock(&w->lock);
         vxr_octree tree;
         uint64_t bytes = 0;
+        uint32_t whole = 0;
         vxr_error err = {{0}};
         const double start = vxr_seconds();
-        const vxr_result r = w->gen_n ? generate(w, &w->e[i], &tree, &bytes, &err)
-                                      : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
-                                                             &tree, &bytes, &err);
-        /* the node colours and the wide form here, not on the render
-         * thread at upload (none when out of memory: made at upload instead) */
-        if (r == VXR_OK && tree.node_count) {
-            uint32_t *colors = malloc((size_t)tree.node_count * sizeof *colors);
-            if (colors) vxr_lod_colors(&tree, w->colours->palette, 0, tree.node_count, colors);
-            tree.lod_colors = colors;
-            vxr_octree_wide(&tree, &tree.wide, &tree.wide_count); /* none on failure */
-        }
+        const vxr_result r = vxr_world_make_chunk(w, i, &level, &tree, &bytes, &whole, &err);
         const double took = vxr_seconds() - start;
         const uint64_t gpu = r == VXR_OK ? vxr_octree_gpu_bytes(&tree) : 0;
         pthread_mutex_lock(&w->lock);
         w->busy--;
         w->made_seconds += took;
         if (r == VXR_OK) {
-            w->made_voxels += tree.voxel_count;
-            w->made_bytes += gpu;
-        }
-        if (r == VXR_OK && !tree.voxel_count) { /* generated empty: not asked for again */
-            vxr_octree_free(&tree);
-            w->e[i].voxels = 0;
-            w->state[i] = ABSENT;
-        } else if (r == VXR_OK) {
-            w->e[i].voxels = tree.voxel_count; /* the guess made good */
-            w->ready[i] = tree;
-            w->bytes[i] = bytes;
-            w->gpu[i] = gpu;
-            w->state[i] = READY;
-        } else {
-            w->state[i] = FAILED;
-            if (!w->failed) {
-                w->failure = err;
-                w->failure_code = r;
+            w->made_voxels += whole;
+            w->e[i].voxels = whole; /* the guess made good */
+            if (!level) {
+                w->made_bytes += gpu;
+                w->made_whole += whole;
             }
-            w->failed = true;
         }
+        finish(w, i, finer, r, &tree, level, bytes, gpu, &err);
         pthread_cond_broadcast(&w->done);
     }
     pthread_mutex_unlock(&w->lock);
@@ -100,7 +95,8 @@ void vxr_world_close(vxr_world *w) {
         for (uint32_t t = 0; t < w->started; t++) pthread_join(w->threads[t], NULL);
     }
     for (uint32_t i = 0; w->state && i < w->count; i++)
-        if (w->state[i] == READY) vxr_octree_free(&w->ready[i]);
+        if (w->state[i] == READY || (w->state[i] == RESIDENT && w->refine[i] == READY))
+            vxr_octree_free(&w->ready[i]);
     if (w->synced) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->wake);
@@ -110,7 +106,7 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
     VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
-             w->threads, w->queue, w);
+             w->level, w->ask, w->refine, w->threads, w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side
@@ -225,25 +221,41 @@ static float centre_distance(const vxr_world *w, uint32_t i, const float p[3]) {
     return sqrtf(d2);
 }
 
+/* The level of detail chunk i is wanted at from p (vxr_world_set_lod):
+ * the highest level L of 1 to 3 at which every ray from p stops in the
+ * chunk at levels L + 2 and up (its edge 2^(L + 2) under the footprint
+ * at the chunk's box, with a margin for the walks' rounding), which the
+ * coarse form of level L holds whole; 0 when none is. */
+static uint32_t wanted_level(const vxr_world *w, uint32_t i, const float p[3]) {
+    if (!(w->lod_k > 0.0f)) return 0;
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        const double lo = (double)w->e[i].c[k] * w->side, hi = lo + w->side;
+        const double out = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
+        d2 += out * out;
+    }
+    const double footprint = 0.98 * w->lod_k * (w->lod_fixed ? 1.0 : sqrt(d2));
+    uint32_t level = 0;
+    while (level < VXR_LOD_MAX_LEVEL - VXR_LOD_MIN_LEVEL &&
+           (double)(1u << (level + 1 + VXR_LOD_MIN_LEVEL)) < footprint)
+        level++;
+    return level;
+}
+
+void vxr_world_set_lod(vxr_world *w, float k, bool fixed) {
+    w->lod_k = k > 0.0f && isfinite(k) ? k : 0.0f;
+    w->lod_fixed = fixed;
+}
+
 typedef struct by_distance {
     float d;
-    uint32_t i;
+    uint32_t i, level; /* wanted: the level of detail wanted */
 } by_distance;
 
 static int cmp_distance(const void *a, const void *b) {
     const by_distance *x = a, *y = b;
     if (x->d != y->d) return x->d < y->d ? -1 : 1;
     return (x->i > y->i) - (x->i < y->i);
-}
-
-static void evict(vxr_world *w, uint32_t i) {
-    const uint64_t bytes = vxr_world_chunk_gpu(w, i);
-    w->resident_bytes -= bytes < w->resident_bytes ? bytes : w->resident_bytes;
-    w->file_bytes -= w->bytes[i];
-    vxr_scene_remove_model(w->scene, w->model[i]);
-    w->state[i] = ABSENT;
-    w->resident--;
-    w->evicted++;
 }
 
 /* What one update takes in of the chunks the loaders made (bytes, at
@@ -264,20 +276,32 @@ static uint64_t resident_now(vxr_world *w) {
     return bytes;
 }
 
-/* A wanted chunk's bytes: its tree's when read, else its voxels at the
- * bytes a voxel of the chunks made so far (3 before any), a guess. */
-static uint64_t chunk_guess(const vxr_world *w, uint32_t i) {
-    if (w->state[i] == READY) return w->gpu[i];
-    const double per_voxel = w->made_voxels ? (double)w->made_bytes / (double)w->made_voxels : 3.0;
-    return (uint64_t)(per_voxel * (double)w->e[i].voxels);
+/* A wanted chunk's bytes at `level`: its tree's when read, else its
+ * voxels at the bytes a voxel of the whole chunks made so far (3 before
+ * any), a quarter less a level (surfaces), a guess. */
+static uint64_t chunk_guess(const vxr_world *w, uint32_t i, uint32_t level) {
+    if (w->state[i] == READY || (w->state[i] == RESIDENT && w->refine[i] == READY))
+        return w->gpu[i];
+    const double per_voxel = w->made_whole ? (double)w->made_bytes / (double)w->made_whole : 3.0;
+    return (uint64_t)(per_voxel * (double)w->e[i].voxels) >> (2 * level);
 }
 
-/* What the n wanted chunks not resident would take. */
+/* Whether resident chunk i is held coarser than `level` and a finer tree
+ * may still come. */
+static bool wants_finer(const vxr_world *w, uint32_t i, uint32_t level) {
+    return w->state[i] == RESIDENT && w->level[i] > level && w->refine[i] != FAILED &&
+           !vxr_world_chunk_edited(w, i);
+}
+
+/* What the n wanted chunks not resident, or not as fine as wanted, would
+ * take. */
 static uint64_t wanted_need(const vxr_world *w, const by_distance *want, size_t n) {
     uint64_t need = 0;
-    for (size_t k = 0; k < n; k++)
-        if (w->state[want[k].i] != RESIDENT && w->state[want[k].i] != FAILED)
-            need += chunk_guess(w, want[k].i);
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t i = want[k].i;
+        if ((w->state[i] != RESIDENT && w->state[i] != FAILED) || wants_finer(w, i, want[k].level))
+            need += chunk_guess(w, i, want[k].level);
+    }
     return need;
 }
 
@@ -286,7 +310,7 @@ static uint32_t unwanted(const vxr_world *w, const float eye[3], by_distance *ou
     uint32_t n_out = 0;
     for (uint32_t i = 0; i < w->count; i++)
         if (w->state[i] == RESIDENT && w->seen[i] != w->updates)
-            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i};
+            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i, 0};
     if (n_out) qsort(out, n_out, sizeof *out, cmp_distance);
     return n_out;
 }
@@ -307,7 +331,8 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     for (size_t k = 0; k < n; k++) {
         uint64_t i = 0;
         vxr_spheres_get(w->spheres, handles[k], NULL, NULL, &i);
-        want[k] = (by_distance){centre_distance(w, (uint32_t)i, eye), (uint32_t)i};
+        want[k] = (by_distance){centre_distance(w, (uint32_t)i, eye), (uint32_t)i,
+                                wanted_level(w, (uint32_t)i, eye)};
         w->seen[i] = w->updates;
     }
     if (n) qsort(want, n, sizeof *want, cmp_distance);
@@ -315,9 +340,10 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
     /* a chunk read but no longer wanted is not taken in (it would only be
      * uploaded to be evicted): it is read again when wanted again */
     for (uint32_t i = 0; i < w->count; i++)
-        if (w->state[i] == READY && w->seen[i] != w->updates) {
+        if (w->seen[i] != w->updates &&
+            (w->state[i] == READY || (w->state[i] == RESIDENT && w->refine[i] == READY))) {
             vxr_octree_free(&w->ready[i]);
-            w->state[i] = ABSENT;
+            *(w->state[i] == READY ? &w->state[i] : &w->refine[i]) = ABSENT;
         }
     r = vxr_world_take_ready(w, take_limit(w), err);
     w->resident_bytes = resident_now(w);
@@ -344,21 +370,25 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         n_out = unwanted(w, eye, out);
     }
     for (uint32_t k = 0; w->budget && k < n_out && w->resident_bytes + need > w->budget; k++)
-        if (!vxr_world_chunk_edited(w, out[k].i)) evict(w, out[k].i);
+        if (!vxr_world_chunk_edited(w, out[k].i)) vxr_world_evict(w, out[k].i);
     /* the requests: wanted chunks not resident, nearest first, while the budget lasts */
     vxr_world_drop_queue(w);
     uint32_t incomplete = 0;
     uint64_t expect = w->resident_bytes;
     for (size_t k = 0; k < n; k++) {
-        const uint32_t i = want[k].i;
-        if (w->state[i] == RESIDENT || !w->e[i].voxels) continue; /* emptied by edits */
+        const uint32_t i = want[k].i, level = want[k].level;
+        if (!w->e[i].voxels) continue; /* emptied by edits */
+        const bool finer = wants_finer(w, i, level);
+        if (w->state[i] == RESIDENT && !finer) continue;
         incomplete++;
-        if (w->state[i] == ABSENT && (!w->budget || expect < w->budget)) {
-            w->state[i] = QUEUED;
+        uint8_t *state = finer ? &w->refine[i] : &w->state[i];
+        if (*state == ABSENT && (!w->budget || expect < w->budget)) {
+            *state = QUEUED;
+            w->ask[i] = (uint8_t)level;
             w->queue[w->q_count++] = i;
         }
-        if (w->state[i] == QUEUED || w->state[i] == LOADING || w->state[i] == READY)
-            expect += chunk_guess(w, i);
+        if (*state == QUEUED || *state == LOADING || *state == READY)
+            expect += chunk_guess(w, i, level);
     }
     if (w->q_count) pthread_cond_broadcast(&w->wake);
     if (st) {
@@ -367,7 +397,8 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         for (uint32_t i = 0; i < w->count; i++) {
             st->chunks += w->e[i].voxels != 0;
             st->unsaved += vxr_world_chunk_edited(w, i);
-            ready += w->state[i] == READY;
+            st->coarse += w->state[i] == RESIDENT && w->level[i];
+            ready += w->state[i] == READY || (w->state[i] == RESIDENT && w->refine[i] == READY);
         }
         st->view_distance = w->view_distance;
         st->wanted = (uint32_t)n;
@@ -415,6 +446,7 @@ void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32
 static void ask(vxr_world *w, uint32_t i) {
     if (w->state[i] != ABSENT || !w->e[i].voxels) return;
     w->state[i] = QUEUED;
+    w->ask[i] = 0;
     w->queue[w->q_count++] = i;
 }
 

@@ -30,13 +30,23 @@ struct vxr_world {
     uint64_t *version; /* RESIDENT: its model's version when read or last written back */
     uint64_t *gpu;     /* READY, RESIDENT: vxr_octree_gpu_bytes of its tree (O(nodes)), */
     uint64_t *gpu_at;  /* RESIDENT: as of this version of its model (vxr_world_chunk_gpu) */
-    vxr_octree *ready; /* READY: loaded, not yet in the scene */
+    vxr_octree *ready; /* READY: loaded, not yet in the scene; RESIDENT, refine READY: the
+                          finer tree to take its model's place */
+    /* levels of detail (vxr_world_set_lod): a chunk far enough away is
+     * kept as the coarse form of its octree (vxr_octree_coarse) */
+    uint8_t *level;  /* RESIDENT: its model's level, 0 when whole */
+    uint8_t *ask;    /* the level asked of a loader; READY (or refine READY): the ready tree's */
+    uint8_t *refine; /* RESIDENT: a finer tree's state: ABSENT (none asked for), QUEUED,
+                        LOADING, READY or FAILED */
+    float lod_k;     /* vxr_world_set_lod's footprint */
+    bool lod_fixed;
     uint64_t updates;
     uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes (the budget's),
                                 counted afresh by each update; evictions take theirs off */
     uint64_t file_bytes;     /* the resident chunks' bytes[] */
     uint64_t loaded, evicted;
-    uint64_t made_bytes;  /* vxr_octree_gpu_bytes of the chunks the loaders made */
+    uint64_t made_bytes;  /* vxr_octree_gpu_bytes of the whole chunks the loaders made */
+    uint64_t made_whole;  /* and their voxels */
     uint64_t made_voxels; /* the loaders': voxels of the chunks read or generated */
     double made_seconds;  /* and the time they took, summed over the loaders */
     uint32_t resident;
@@ -74,6 +84,16 @@ vxr_result vxr_world_take_failure(vxr_world *w, vxr_result r, vxr_error *err);
 /* Empties the loaders' queue and waits until none is reading: the entries
  * may then grow (under the lock; the loaders stay idle until asked). */
 void vxr_world_quiesce(vxr_world *w);
+/* Takes chunk i out of the scene (RESIDENT; under the lock), with a finer
+ * tree asked for or ready. */
+void vxr_world_evict(vxr_world *w, uint32_t i);
+/* Reads or generates chunk i (a loader's work, on any thread, without the
+ * lock): *tree whole, or its coarse form of level *level when `level` asks
+ * for one and the tree is deep enough (vxr_world_set_lod), with its
+ * level-of-detail colours and wide form; *bytes its file's size (a
+ * generated one's arrays), *whole the voxels of the whole chunk. */
+vxr_result vxr_world_make_chunk(const vxr_world *w, uint32_t i, uint32_t *level, vxr_octree *tree,
+                                uint64_t *bytes, uint32_t *whole, vxr_error *err);
 /* Grows the per-chunk arrays to hold `count` chunks (loaders quiesced). */
 vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err);
 /* Puts chunks from..to-1 into the sphere tree. */

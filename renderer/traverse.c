@@ -6,21 +6,29 @@
 #include "internal.h"
 #include "vxr/bvh.h"
 
-/* The highest level at which a cube can stop a ray of a frame of cam at a
- * level of detail k (0: none): vxr_bvh_lod_reach from the eye (camera rays
- * are unit). The hierarchy's padding and the beam's cells need go no
- * further (pad: VXR_LOD_MAX_LEVEL's 55 voxels cost terrain frames a
- * third). Without a camera (ray batches): VXR_LOD_MAX_LEVEL. */
-static uint32_t lod_reach(const vxr_renderer *r, const vxr_camera *cam, float lod) {
-    if (!(lod > 0.0f)) return 0;
-    if (!cam || !r->bvh) return VXR_LOD_MAX_LEVEL;
-    return vxr_bvh_lod_reach(r->bvh, r->min_scale, cam->eye, 1.0, lod,
-                             cam->projection == VXR_PROJECTION_ORTHOGRAPHIC);
+/* How far a level of detail k (0: none) lets the rays of a frame of cam
+ * reach: the highest level at which a cube can stop one (vxr_bvh_lod_reach
+ * from the eye; camera rays are unit), and how far the hierarchy's boxes
+ * must be widened for it (vxr_bvh_lod_pad). The padding and the beam's
+ * cells need go no further (pad: VXR_LOD_MAX_LEVEL's 55 voxels cost
+ * terrain frames a third). Without a camera (ray batches):
+ * VXR_LOD_MAX_LEVEL. */
+typedef struct lod_reach {
+    uint32_t level;
+    float pad;
+} lod_reach;
+
+static lod_reach reach_of(const vxr_renderer *r, const vxr_camera *cam, float lod) {
+    if (!(lod > 0.0f)) return (lod_reach){0, 0.0f};
+    if (!cam || !r->bvh) return (lod_reach){VXR_LOD_MAX_LEVEL, r->grid_pad[VXR_LOD_MAX_LEVEL]};
+    const bool fixed = cam->projection == VXR_PROJECTION_ORTHOGRAPHIC;
+    return (lod_reach){vxr_bvh_lod_reach(r->bvh, r->min_scale, cam->eye, 1.0, lod, fixed),
+                       vxr_bvh_lod_pad(r->bvh, r->min_scale, cam->eye, 1.0, lod, fixed)};
 }
 
 /* The push constants every dispatch shares (camera fields zero); lod, the
  * level of detail's k (0: none), reach its lod_reach. */
-static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod, uint32_t reach,
+static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod, lod_reach reach,
                         vxr_mode mode, vxr_push *p, VkPipeline *pipeline, vxr_error *err) {
     if (grid > VXR_MAX_GRID || (grid & (grid - 1)))
         return vxr_ctx_fail(r->ctx, err, VXR_ERROR_ARGUMENT,
@@ -38,9 +46,9 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod
     p->height = t->height;
     uint32_t level = grid > 1 ? (uint32_t)__builtin_ctz(grid) : 0;
     /* the hierarchy's boxes reach as far as a level of detail's cubes */
-    if (lod == 0.0f) reach = 0;
-    p->grid_pad = r->grid_pad[level > reach ? level : reach];
-    p->grid_level = level | reach << VXR_REACH_SHIFT;
+    if (lod == 0.0f) reach = (lod_reach){0, 0.0f};
+    p->grid_pad = r->grid_pad[level] > reach.pad ? r->grid_pad[level] : reach.pad;
+    p->grid_level = level | reach.level << VXR_REACH_SHIFT;
     p->bvh_nodes = r->bvh_nodes;
     p->lod = lod;
     p->flags = VXR_LOOP_PROBE << VXR_PROBE_SHIFT;
@@ -218,7 +226,7 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
     /* light frames are of voxels: the level of detail is for flat ones */
     const float lod = model == VXR_LIGHT_FLAT ? vxr_camera_lod(cam, f->lod).k : 0.0f;
-    res = begin(r, t, f->grid, lod, lod_reach(r, cam, lod), mode, &p, &pipeline, err);
+    res = begin(r, t, f->grid, lod, reach_of(r, cam, lod), mode, &p, &pipeline, err);
     if (res != VXR_OK) return res;
     vxr_gpu_frame data;
     if (model != VXR_LIGHT_FLAT) {
@@ -396,8 +404,8 @@ vxr_result vxr_renderer_pick_rays_lod(vxr_renderer *r, vxr_rays *q, uint32_t cou
                             t->capacity);
     vxr_push p;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    vxr_result res = begin(r, t, grid, lod ? lod->k : 0.0f, VXR_LOD_MAX_LEVEL, VXR_MODE_RAYS, &p,
-                           &pipeline, err);
+    vxr_result res = begin(r, t, grid, lod ? lod->k : 0.0f, reach_of(r, NULL, 1.0f), VXR_MODE_RAYS,
+                           &p, &pipeline, err);
     if (res != VXR_OK) return res;
     if (lod && lod->fixed) p.flags |= VXR_FRAME_ORTHO; /* a fixed footprint */
     const uint32_t lx = r->ctx->local_x, row = (RAY_ROW + lx - 1) / lx * lx;

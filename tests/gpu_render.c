@@ -7,6 +7,7 @@
 #include "vxr/cull.h"
 #include "vxr/edit.h"
 #include "vxr/formats.h"
+#include "vxr/world.h"
 #include "vxr_test.h"
 
 static cli_gpu gpu;
@@ -774,6 +775,97 @@ static void test_lod_ties(void) {
     vxr_scene_destroy(s);
 }
 
+/* A world's far chunks held coarse (vxr_world_set_lod) render, flat, the
+ * frame of the same world with every chunk whole, pixel for pixel, at the
+ * same level of detail; and every GPU pick equals the CPU's over it. */
+static void test_world_lod(void) {
+    if (!gpu_ok) SKIP("no device");
+    vxr_world *w[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        const vxr_world_desc desc = {"@terrain:1024", 1200, 0, 2, 64};
+        CHECK(vxr_world_open(&desc, &w[k], NULL) == VXR_OK);
+    }
+    if (!w[0] || !w[1]) return;
+    int64_t lo[3], hi[3];
+    vxr_world_bounds(w[0], lo, hi, NULL);
+    vxr_camera cam = {0};
+    vxr_camera_orbit(vxr_world_scene(w[0]), 0, 0, 1, &cam); /* then placed: */
+    const float eye[3] = {(float)lo[0] + 150, (float)lo[1] + 200, (float)hi[2] + 30};
+    for (int k = 0; k < 3; k++) {
+        cam.eye[k] = eye[k];
+        cam.target[k] = k < 2 ? (float)(lo[k] + hi[k]) / 2 : (float)lo[2];
+    }
+    cam.width = W;
+    cam.height = H;
+    CHECK(vxr_camera_setup(&cam) == VXR_OK);
+    const float bias = 2;
+    const vxr_lod k = vxr_camera_lod(&cam, bias);
+    vxr_world_set_lod(w[0], k.k, k.fixed);
+    vxr_world_status st[2];
+    for (int i = 0; i < 2; i++)
+        for (int n = 0; n < 2000; n++) {
+            CHECK(vxr_world_update(w[i], cam.eye, &st[i], NULL) == VXR_OK);
+            if (!st[i].loading) break;
+            vxr_world_wait(w[i]);
+        }
+    frame f[2] = {{0}};
+    for (int i = 0; i < 2; i++) {
+        vxr_error err = {{0}};
+        vxr_renderer *ren = NULL;
+        vxr_target *t = NULL;
+        const vxr_target_desc td = {.width = W, .height = H, .picks = true, .readback = true};
+        const vxr_frame fr = {.camera = &cam,
+                              .grid = 1,
+                              .color_before = VK_IMAGE_LAYOUT_GENERAL,
+                              .color_after = VK_IMAGE_LAYOUT_GENERAL,
+                              .lod = bias};
+        vxr_result r = cli_gpu_begin(&gpu, &err);
+        if (r == VXR_OK)
+            r = vxr_renderer_create(gpu.ctx, vxr_world_scene(w[i]), gpu.cmd, &ren, &err);
+        if (r == VXR_OK) r = vxr_target_create(gpu.ctx, &td, &t, &err);
+        if (r == VXR_OK) r = vxr_renderer_render_frame(ren, t, &fr, gpu.cmd, &err);
+        if (r == VXR_OK) r = cli_gpu_submit(&gpu, &err);
+        CHECK(r == VXR_OK);
+        if (r == VXR_OK) {
+            f[i].picks = malloc((size_t)W * H * sizeof *f[i].picks);
+            f[i].colors = malloc((size_t)W * H * 4);
+            memcpy(f[i].picks, vxr_target_picks(t), (size_t)W * H * sizeof *f[i].picks);
+            memcpy(f[i].colors, vxr_target_colors(t), (size_t)W * H * 4);
+        } else {
+            fprintf(stderr, "  %s\n", err.message);
+            if (gpu.cmd) vkEndCommandBuffer(gpu.cmd);
+        }
+        vxr_target_destroy(t);
+        vxr_renderer_destroy(ren);
+    }
+    size_t differ = 0, bad = 0, coarse = 0;
+    const vxr_scene *s = vxr_world_scene(w[0]);
+    vxr_picker *p = NULL;
+    CHECK(vxr_picker_create(s, &p) == VXR_OK);
+    for (size_t i = 0; p && f[0].colors && f[1].colors && i < (size_t)W * H; i++) {
+        differ += f[0].colors[i] != f[1].colors[i];
+        vxr_ray ray;
+        vxr_pick a, b;
+        vxr_camera_ray(&cam, (uint32_t)(i % W), (uint32_t)(i / W), &ray);
+        vxr_pick_ray_lod(p, &ray, 1, &k, &a);
+        coarse += a.hit && s->instances[a.instance].transform.scale > 1;
+        bad += vxr_pick_expand(s, s->version, &ray, &f[0].picks[i], &b, NULL) != VXR_OK ||
+               memcmp(&a, &b, sizeof a);
+    }
+    fprintf(stderr,
+            "  %u of %u chunks coarse, %zu pixels on them: %zu colours differ from the "
+            "whole world's, %zu picks from the CPU's\n",
+            st[0].coarse, st[0].resident, coarse, differ, bad);
+    CHECK(st[0].coarse > 0 && coarse > (size_t)W * H / 8);
+    CHECK_EQ_INT(differ, 0);
+    if (gpu.info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) CHECK_EQ_INT(bad, 0);
+    vxr_picker_destroy(p);
+    for (int i = 0; i < 2; i++) {
+        frame_free(&f[i]);
+        vxr_world_close(w[i]);
+    }
+}
+
 int main(int argc, char **argv) {
     vxr_error err = {{0}};
     vxr_context_desc d = {.validation = true};
@@ -785,11 +877,11 @@ int main(int argc, char **argv) {
     }
     gpu_ok = true;
     fprintf(stderr, "device: %s\n", gpu.info.device_name);
-    static const vxr_test_case tests[] = {TEST(test_agreement),        TEST(test_ray_batches),
-                                          TEST(test_colors),           TEST(test_binding_split),
-                                          TEST(test_wide_overflow),    TEST(test_staging),
-                                          TEST(test_instance_updates), TEST(test_loop_limit),
-                                          TEST(test_device_selection), TEST(test_lod_ties)};
+    static const vxr_test_case tests[] = {
+        TEST(test_agreement),        TEST(test_ray_batches),   TEST(test_colors),
+        TEST(test_binding_split),    TEST(test_wide_overflow), TEST(test_staging),
+        TEST(test_instance_updates), TEST(test_loop_limit),    TEST(test_device_selection),
+        TEST(test_lod_ties),         TEST(test_world_lod)};
     int status = RUN_TESTS(tests);
     uint32_t messages = vxr_context_validation_messages(gpu.ctx);
     cli_gpu_close(&gpu);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "vxr/edit.h"
 #include "vxr/formats.h"
 #include "vxr/pick.h"
 #include "vxr_test.h"
@@ -275,6 +276,164 @@ static void test_random(void) {
     fprintf(stderr, "%d coarse hits agreed with the oracle, %d ties\n", stopped_coarse, ties);
 }
 
+/* --- vxr_octree_coarse --------------------------------------------------- */
+
+typedef struct coarse_check {
+    const levels *L;
+    const vxr_octree *fine;
+    uint32_t level;
+    size_t voxels;
+    int bad;
+} coarse_check;
+
+/* A coarse voxel is an occupied cube of the level whose attribute one of
+ * the cube's voxels holds. */
+static void check_coarse_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr) {
+    coarse_check *c = user;
+    const int32_t n = 1 << c->level;
+    const cube key = {{x * n, y * n, z * n}, 0};
+    c->voxels++;
+    if (!bsearch(&key, c->L->c[c->level], c->L->n[c->level], sizeof key, cmp_cube)) {
+        c->bad++;
+        return;
+    }
+    bool held = false;
+    for (int32_t i = 0; i < n * n * n && !held; i++) {
+        uint32_t a;
+        held = vxr_octree_lookup(c->fine, key.lo[0] + i % n, key.lo[1] + i / n % n,
+                                 key.lo[2] + i / (n * n), &a) &&
+               a == attr;
+    }
+    c->bad += !held;
+}
+
+/* Every node of the coarse tree (level j >= 2, min corner p in its cells)
+ * carries the oracle's colour of the fine cube of level `level` + j. */
+static int check_coarse_nodes(const vxr_octree *t, const levels *L, uint32_t level, uint32_t node,
+                              uint32_t j, const int32_t p[3], int *checked) {
+    int bad = 0;
+    if (level + j <= VXR_LOD_MAX_LEVEL) {
+        const int32_t n = 1 << level;
+        const cube key = {{p[0] * n, p[1] * n, p[2] * n}, 0};
+        const cube *f = bsearch(&key, L->c[level + j], L->n[level + j], sizeof key, cmp_cube);
+        bad += !f || f->color != t->lod_colors[node];
+        (*checked)++;
+    }
+    if (j == VXR_BRICK_LEVEL) return bad;
+    const vxr_node *n = &t->nodes[node];
+    const int32_t half = 1 << (j - 1);
+    uint32_t child = n->b;
+    for (uint32_t o = 0; o < 8; o++)
+        if (n->a >> o & 1) {
+            const int32_t cp[3] = {p[0] + (int32_t)(o >> 2) * half,
+                                   p[1] + (int32_t)(o >> 1 & 1) * half,
+                                   p[2] + (int32_t)(o & 1) * half};
+            bad += check_coarse_nodes(t, L, level, child++, j - 1, cp, checked);
+        }
+    return bad;
+}
+
+/* A scene of one model under one instance of scale `scale` (palette: s's). */
+static vxr_scene *one_model_scene(const vxr_scene *s, vxr_octree *tree, float scale) {
+    vxr_scene_src src;
+    vxr_scene_src_init(&src, 1);
+    memcpy(src.palette, s->palette, sizeof src.palette);
+    vxr_scene *out;
+    CHECK(vxr_scene_build(&src, &out, NULL) == VXR_OK);
+    vxr_scene_src_free(&src);
+    uint32_t id, inst;
+    CHECK(vxr_scene_add_octree(out, tree, &id, NULL) == VXR_OK);
+    vxr_instance in = {id, 0, vxr_transform_identity(), INFINITY};
+    in.transform.scale = scale;
+    CHECK(vxr_scene_add_instance(out, &in, &inst, NULL) == VXR_OK);
+    return out;
+}
+
+/* The coarse form against the oracle: a voxel for each cube of its level,
+ * holding a voxel of that cube, and the fine colours at its nodes. Under a
+ * scale of 2^level, where the level of detail stops rays at level + 2 and
+ * up, it picks the fine tree's cubes and colours at the same t, bit for
+ * bit. */
+static void test_coarse(void) {
+    vxr_scene *s = blob_scene(3, 1);
+    int checked = 0, picks = 0, hits = 0;
+    for (uint32_t m = 0; m < s->model_count; m++) {
+        const vxr_octree *fine = &s->models[m];
+        levels L;
+        build_levels(s, fine, &L);
+        for (uint32_t l = 1; l + VXR_BRICK_LEVEL <= fine->depth && l <= 3; l++) {
+            vxr_octree c;
+            CHECK(vxr_octree_coarse(fine, s->palette, l, &c, NULL) == VXR_OK);
+            coarse_check cc = {&L, fine, l, 0, 0};
+            vxr_octree_foreach(&c, check_coarse_voxel, &cc);
+            CHECK_EQ_INT(cc.bad, 0);
+            CHECK(cc.voxels == L.n[l]);
+            CHECK_EQ_INT(check_coarse_nodes(&c, &L, l, 0, c.depth, c.origin, &checked), 0);
+            if (l + VXR_BRICK_LEVEL + 1 > fine->depth) { /* the fine root's child may stop */
+                vxr_octree_free(&c);
+                continue;
+            }
+            vxr_octree copy;
+            CHECK(vxr_octree_copy(fine, &copy) == VXR_OK);
+            vxr_scene *a = one_model_scene(s, &copy, 1),
+                      *b = one_model_scene(s, &c, (float)(1 << l));
+            vxr_picker *pa, *pb;
+            CHECK(vxr_picker_create(a, &pa) == VXR_OK);
+            CHECK(vxr_picker_create(b, &pb) == VXR_OK);
+            /* eyes 500 to 560 from the middle; k puts the footprint over
+             * 2^(l + 2) at the fine root's box, and under 2^6 past it (the
+             * coarse tree's levels reach above VXR_LOD_MAX_LEVEL's) */
+            const double edge = (double)(1 << fine->depth);
+            for (int q = 0; q < 400; q++) {
+                vxr_ray r;
+                double dir[3], len = 0;
+                for (int k = 0; k < 3; k++) {
+                    dir[k] = urand() * 2 - 1;
+                    len += dir[k] * dir[k];
+                }
+                const double dist = 500 + urand() * 60;
+                for (int k = 0; k < 3; k++) {
+                    r.origin[k] = (float)(dir[k] / sqrt(len) * dist);
+                    r.dir[k] = (float)(-dir[k] / sqrt(len) + (urand() - 0.5) * 0.2);
+                }
+                double n = 0, box = 0;
+                for (int k = 0; k < 3; k++) {
+                    n += (double)r.dir[k] * r.dir[k];
+                    const double lo = fine->origin[k], hi = lo + edge, o = r.origin[k];
+                    const double out = o < lo ? lo - o : o > hi ? o - hi : 0;
+                    box += out * out;
+                }
+                for (int k = 0; k < 3; k++) r.dir[k] = (float)(r.dir[k] / sqrt(n));
+                const vxr_lod lod = {(float)((1 << (l + 2)) * 1.02 / sqrt(box)), false};
+                CHECK((double)lod.k * (sqrt(box) + edge * 1.7321) < 64);
+                vxr_pick pf, pc;
+                CHECK(vxr_pick_ray_lod(pa, &r, 1, &lod, &pf) == VXR_OK);
+                CHECK(vxr_pick_ray_lod(pb, &r, 1, &lod, &pc) == VXR_OK);
+                picks++;
+                hits += pf.hit;
+                CHECK_EQ_INT(pc.hit, pf.hit);
+                if (!pf.hit) continue;
+                CHECK(pc.size << l == pf.size && pf.size >= 1u << (l + 2));
+                for (int k = 0; k < 3; k++) CHECK_EQ_INT(pc.voxel[k] * (1 << l), pf.voxel[k]);
+                CHECK(pc.t == pf.t && pc.color == pf.color && pc.face == pf.face);
+                CHECK(!memcmp(pc.world_min, pf.world_min, sizeof pf.world_min));
+            }
+            vxr_picker_destroy(pa);
+            vxr_picker_destroy(pb);
+            vxr_scene_destroy(a);
+            vxr_scene_destroy(b);
+        }
+        free_levels(&L);
+    }
+    vxr_octree bad;
+    CHECK(vxr_octree_coarse(&s->models[0], s->palette, 0, &bad, NULL) == VXR_ERROR_ARGUMENT);
+    CHECK(vxr_octree_coarse(&s->models[0], s->palette, s->models[0].depth - 1, &bad, NULL) ==
+          VXR_ERROR_ARGUMENT);
+    fprintf(stderr, "coarse: %d node colours, %d of %d picks hit\n", checked, hits, picks);
+    CHECK(checked > 50 && hits > 100);
+    vxr_scene_destroy(s);
+}
+
 static void test_bad_lod(void) {
     vxr_scene *s = blob_scene(1, 1);
     vxr_picker *p;
@@ -292,6 +451,6 @@ static void test_bad_lod(void) {
 }
 
 int main(int argc, char **argv) {
-    static const vxr_test_case tests[] = {TEST(test_random), TEST(test_bad_lod)};
+    static const vxr_test_case tests[] = {TEST(test_random), TEST(test_bad_lod), TEST(test_coarse)};
     return RUN_TESTS(tests);
 }

@@ -25,6 +25,8 @@ static vxr_result frame(vxr_world *w, uint64_t budget, cli_gpu *gpu, vxr_rendere
     const double t0 = cli_now();
     vxr_update_info info = {0};
     cli_world_budget(w, budget, gpu->ctx, ren);
+    const vxr_lod k = vxr_camera_lod(cam, lod); /* far chunks coarse */
+    vxr_world_set_lod(w, k.k, k.fixed);
     vxr_result r = vxr_world_update(w, cam->eye, st, err);
     f->world_ms = 1e3 * (cli_now() - t0);
     if (r == VXR_OK) r = cli_gpu_begin(gpu, err);
@@ -145,12 +147,12 @@ int cmd_bench_world(int argc, char **argv) {
             printf("{\"frame\":%zu,\"ms\":%.3f,\"world_ms\":%.3f,\"update_ms\":%.3f,"
                    "\"resident_bytes\":%llu,\"gpu_bytes\":%llu,"
                    "\"loaded\":%llu,\"evicted\":%llu,\"upload_bytes\":%llu,\"resident\":%u,"
-                   "\"wanted\":%u,\"missing\":%u}\n",
+                   "\"wanted\":%u,\"missing\":%u,\"coarse\":%u}\n",
                    k, f[k].ms, f[k].world_ms, f[k].update_ms, (unsigned long long)st.resident_bytes,
                    (unsigned long long)mem.device_local_used,
                    (unsigned long long)(st.loaded - loaded),
                    (unsigned long long)(st.evicted - evicted), (unsigned long long)f[k].upload,
-                   st.resident, st.wanted, st.missing);
+                   st.resident, st.wanted, st.missing, st.coarse);
         loaded = st.loaded;
         evicted = st.evicted;
         if (st.resident_bytes > resident_peak) resident_peak = st.resident_bytes;

@@ -18,8 +18,10 @@ void view_readout(const app *a, char *dest, size_t size) {
         const vxr_world_status *w = &a->world_status;
         n += snprintf(dest + n, size - (size_t)n, " | chunks %u resident, %u wanted", w->resident,
                       w->wanted);
+        if (w->coarse) n += snprintf(dest + n, size - (size_t)n, " (%u coarse)", w->coarse);
         if (w->missing)
-            n += snprintf(dest + n, size - (size_t)n, " (%u not loaded yet)", w->missing);
+            n += snprintf(dest + n, size - (size_t)n, " (%u not loaded yet or coarser than wanted)",
+                          w->missing);
         if (w->unsaved)
             n += snprintf(dest + n, size - (size_t)n, ", %u edited (Ctrl+S writes back)",
                           w->unsaved);

@@ -29,6 +29,9 @@ void view_world_frame(app *a, bool complete) {
     if (!a->world) return;
     vxr_error err = {{0}};
     cli_world_budget(a->world, a->args->budget, a->vk.gpu.ctx, a->renderer);
+    /* far chunks coarse in flat frames; light frames trace voxels */
+    const vxr_lod k = vxr_camera_lod(&a->cam, a->light.model == VXR_LIGHT_FLAT ? a->lod : 0.0f);
+    vxr_world_set_lod(a->world, k.k, k.fixed);
     vxr_result r = vxr_world_update(a->world, a->cam.eye, &a->world_status, &err);
     /* complete: the chunks asked for, all taken in (in the world's order, a
      * share an update) before the frame goes on */

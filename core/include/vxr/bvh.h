@@ -169,6 +169,17 @@ VXR_API float vxr_bvh_grid_pad(const vxr_bvh *bvh, uint32_t grid);
 VXR_API uint32_t vxr_bvh_lod_reach(const vxr_bvh *bvh, float min_scale, const float origin[3],
                                    double dir_len, float k, bool fixed);
 
+/* How far boxes must be widened for a level of detail's cubes (k, fixed,
+ * origin and dir_len as vxr_bvh_lod_reach's): the grid pad of the reach's
+ * cubes, or, when smaller, the largest footprint a ray can have in the
+ * hierarchy's box: no cube that stops a ray is wider, whatever its
+ * instance's scale (instances of a larger scale than the least, such as
+ * a world's coarse chunks, would otherwise widen every box by their
+ * scale). What the GPU widens boxes by for a frame, and the CPU picker
+ * for a ray. */
+VXR_API float vxr_bvh_lod_pad(const vxr_bvh *bvh, float min_scale, const float origin[3],
+                              double dir_len, float k, bool fixed);
+
 /* The box of one instance record as the hierarchy holds it (widened). */
 VXR_API void vxr_bvh_instance_box(const vxr_gpu_instance *record, float lo[3], float hi[3]);
 

@@ -106,6 +106,22 @@ VXR_API uint32_t vxr_lod_color(const vxr_octree *tree, const uint32_t *palette, 
  * of tree->lod_colors when the tree has them (palette is then not read). */
 VXR_API void vxr_lod_colors(const vxr_octree *tree, const uint32_t *palette, uint64_t from,
                             uint64_t count, uint32_t *dest);
+/* The coarse form of a compact tree at `level` (1 to tree->depth - 2),
+ * what a world keeps of a chunk far from the eye (vxr/world.h): a voxel
+ * for each occupied cube of 2^level cells of tree, at that cube's min
+ * corner / 2^level (its cells are the coarse voxel's, times 2^level), with
+ * the attribute of the cube's first voxel; and lod_colors (which the
+ * renderer and the picker read instead of computing them) holding tree's
+ * colours: a node of dest at level j has the vxr_lod_color of tree's cube
+ * at level + j (palette is read for tree's colours). So under an instance
+ * scale of 2^level, a walk that stops at dest's levels of
+ * VXR_LOD_MIN_LEVEL and up meets tree's cubes and colours; only a walk
+ * that goes below sees coarse voxels, with one voxel's colour each.
+ * tree's origin must be a multiple of 2^level. VXR_ERROR_ARGUMENT (a live
+ * or empty tree, a bad level or origin), VXR_ERROR_MEMORY; *dest is
+ * zeroed on failure, else owns new arrays. O(nodes + voxels of tree). */
+VXR_API vxr_result vxr_octree_coarse(const vxr_octree *tree, const uint32_t *palette,
+                                     uint32_t level, vxr_octree *dest, vxr_error *err);
 /* Brings colors[0 .. node_count) (vxr_lod_colors of the tree as it was)
  * up to date after edits: a node that dirty(user, node) says changed is
  * recomputed from its children, the others' entries are kept and their

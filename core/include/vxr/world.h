@@ -134,6 +134,7 @@ typedef struct vxr_world_status {
     double made_seconds;      /* the loaders' time on them, summed over the threads */
     uint64_t file_bytes;      /* the resident chunks' files, as read or last written back (a
                                  generated chunk: its octree's arrays) */
+    uint32_t coarse;          /* resident chunks held as a coarse form (vxr_world_set_lod) */
 } vxr_world_status;
 
 /* The view distance in use (desc's, or its default). */
@@ -154,6 +155,36 @@ VXR_API vxr_scene *vxr_world_detach_scene(vxr_world *world);
  * on: a host that sets it from the memory its renderer has left. On the
  * thread that calls vxr_world_update. */
 VXR_API void vxr_world_set_budget(vxr_world *world, uint64_t budget_bytes);
+/* Levels of detail for residency: k and fixed as a frame's vxr_lod
+ * (vxr/pick.h; vxr_camera_lod of its camera and bias), set before each
+ * vxr_world_update on its thread; k 0 (the default) keeps every chunk
+ * whole, as light frames need (they trace voxels: a coarse form would
+ * show its coarse voxels). A chunk whose box is far enough from the eye that every ray
+ * from it stops at the chunk's levels L + 2 and up (2^(L + 2) under 0.98
+ * k d, d the distance from the eye to the chunk's box; 0.98 k when
+ * fixed), for L of 1 to 3 and at most its octree's depth less 3, is
+ * loaded as the coarse form of its octree at the highest such L
+ * (vxr_octree_coarse; a model of its cubes of 2^L cells, under an
+ * instance of scale 2^L at the chunk's first cell): a quarter of the
+ * bytes or less a level for surfaces, and the same cubes and colours
+ * for those rays (flat frames and picks equal the whole chunk's, as long
+ * as no footprint in the view passes 2^(VXR_LOD_MAX_LEVEL + 1), where the
+ * coarse form may stop higher). As the eye comes nearer, a finer form is
+ * read and takes the coarse one's place in one update (meanwhile the
+ * chunk is drawn coarse and counts as missing); a finer one stays until
+ * evicted. A coarse chunk is never written back: edit a chunk only once
+ * vxr_world_refine made it whole (vxr_world_save refuses an edited
+ * coarse one, keeping the edits). */
+VXR_API void vxr_world_set_lod(vxr_world *world, float k, bool fixed);
+/* When `model` is a chunk's held as a coarse form, reads the whole chunk
+ * now (after waiting for the loaders' reads under way) and puts it in the
+ * scene in place of the coarse one, with a new model index (*changed,
+ * which may be NULL, says so; false for any other model): a pick about to
+ * edit, at full resolution, picks again after it. Takes in the other
+ * chunks the loaders finished too. Fails as a load does, changing
+ * nothing. */
+VXR_API vxr_result vxr_world_refine(vxr_world *world, uint32_t model, bool *changed,
+                                    vxr_error *err);
 /* Puts chunks the loaders finished into the scene (in the world's order,
  * until they reach a sixteenth of the budget's bytes, 1 to 16 MiB, and 16
  * MiB without a budget: a frame's uploads stay small; the rest wait for the
