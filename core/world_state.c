@@ -84,6 +84,7 @@ vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err) {
     GROW(level);
     GROW(ask);
     GROW(refine);
+    GROW(fine_gpu);
     GROW(queue);
 #undef GROW
     w->cap = cap;
@@ -133,13 +134,14 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
         return r;
     }
     if (finer) {
-        w->file_bytes -= w->bytes[i]; /* added again below */
+        w->file_bytes -= w->bytes[i]; /* added again below (a chunk's file, whole or coarse) */
+        w->gpu[i] = w->fine_gpu[i];
         vxr_scene_remove_model(w->scene, w->model[i]);
-        w->refine[i] = ABSENT;
     } else {
         w->resident++;
         w->loaded++;
     }
+    w->refine[i] = ABSENT;
     w->model[i] = id;
     w->level[i] = w->ask[i];
     w->version[i] = w->gpu_at[i] = w->scene->model_version[id];
@@ -152,9 +154,14 @@ vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err) {
     vxr_result r = VXR_OK;
     uint64_t taken = 0;
     for (uint32_t i = 0; i < w->count && !(taken && taken >= limit); i++) {
-        if (w->state[i] != READY && !(w->state[i] == RESIDENT && w->refine[i] == READY))
-            continue; /* one that fails waits; the others go on */
-        taken += w->gpu[i];
+        const bool finer = w->state[i] == RESIDENT && w->refine[i] == READY;
+        if (finer && vxr_world_chunk_edited(w, i)) { /* never over edits */
+            vxr_octree_free(&w->ready[i]);
+            w->refine[i] = ABSENT;
+            continue;
+        }
+        if (w->state[i] != READY && !finer) continue; /* one that fails waits; the others go on */
+        taken += finer ? w->fine_gpu[i] : w->gpu[i];
         const vxr_result q = integrate(w, i, r == VXR_OK ? err : NULL);
         if (r == VXR_OK) r = q;
     }
@@ -197,10 +204,16 @@ void vxr_world_quiesce(vxr_world *w) {
 
 vxr_result vxr_world_refine(vxr_world *w, uint32_t model, bool *changed, vxr_error *err) {
     if (changed) *changed = false;
-    vxr_world_quiesce(w); /* no loader reads it now: a finer tree is ready or not asked for */
+    /* state, model and level change on this thread alone: read without the lock */
     uint32_t i = 0;
     while (i < w->count && !(w->state[i] == RESIDENT && w->model[i] == model)) i++;
     if (i == w->count || !w->level[i]) return VXR_OK;
+    if (vxr_world_chunk_edited(w, i))
+        return vxr_fail(err, VXR_ERROR_ARGUMENT,
+                        "%s: chunk %d %d %d was edited as a coarse form (level %u): reading it "
+                        "whole would drop the edits",
+                        w->dir, w->e[i].c[0], w->e[i].c[1], w->e[i].c[2], w->level[i]);
+    vxr_world_quiesce(w); /* no loader reads it now: a finer tree is ready or not asked for */
     vxr_result r = VXR_OK;
     if (w->refine[i] != READY || w->ask[i]) {
         uint32_t level = 0, whole;
@@ -215,8 +228,7 @@ vxr_result vxr_world_refine(vxr_world *w, uint32_t model, bool *changed, vxr_err
         if (w->refine[i] == READY) vxr_octree_free(&w->ready[i]);
         w->ready[i] = tree;
         w->ask[i] = 0;
-        w->bytes[i] = bytes;
-        w->gpu[i] = vxr_octree_gpu_bytes(&tree);
+        w->fine_gpu[i] = vxr_octree_gpu_bytes(&tree);
         w->refine[i] = READY;
     }
     pthread_mutex_lock(&w->lock);

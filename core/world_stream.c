@@ -18,8 +18,8 @@
  * was read). */
 static void finish(vxr_world *w, uint32_t i, bool finer, vxr_result r, vxr_octree *tree,
                    uint32_t level, uint64_t bytes, uint64_t gpu, vxr_error *err) {
-    if (r == VXR_OK && finer && (w->state[i] != RESIDENT || w->refine[i] != LOADING)) {
-        vxr_octree_free(tree);
+    if (finer && (w->state[i] != RESIDENT || w->refine[i] != LOADING)) {
+        if (r == VXR_OK) vxr_octree_free(tree); /* evicted meanwhile: nobody waits for it */
         return;
     }
     if (r == VXR_OK && !tree->voxel_count) { /* generated empty: not asked for again */
@@ -33,8 +33,12 @@ static void finish(vxr_world *w, uint32_t i, bool finer, vxr_result r, vxr_octre
     } else if (r == VXR_OK) {
         w->ready[i] = *tree;
         w->ask[i] = (uint8_t)level;
-        w->bytes[i] = bytes;
-        w->gpu[i] = gpu; /* a finer tree's counted already: the budget's room for it */
+        if (finer) { /* the resident one's counts stay until it takes its place */
+            w->fine_gpu[i] = gpu;
+        } else {
+            w->bytes[i] = bytes;
+            w->gpu[i] = gpu;
+        }
         *(finer ? &w->refine[i] : &w->state[i]) = READY;
     } else {
         *(finer ? &w->refine[i] : &w->state[i]) = FAILED;
@@ -106,7 +110,7 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
     VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
-             w->level, w->ask, w->refine, w->threads, w->queue, w);
+             w->level, w->ask, w->refine, w->fine_gpu, w->threads, w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side
@@ -280,8 +284,8 @@ static uint64_t resident_now(vxr_world *w) {
  * voxels at the bytes a voxel of the whole chunks made so far (3 before
  * any), a quarter less a level (surfaces), a guess. */
 static uint64_t chunk_guess(const vxr_world *w, uint32_t i, uint32_t level) {
-    if (w->state[i] == READY || (w->state[i] == RESIDENT && w->refine[i] == READY))
-        return w->gpu[i];
+    if (w->state[i] == READY) return w->gpu[i];
+    if (w->state[i] == RESIDENT && w->refine[i] == READY) return w->fine_gpu[i];
     const double per_voxel = w->made_whole ? (double)w->made_bytes / (double)w->made_whole : 3.0;
     return (uint64_t)(per_voxel * (double)w->e[i].voxels) >> (2 * level);
 }
@@ -442,10 +446,15 @@ void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32
     if (side) *side = w->side;
 }
 
-/* Queues chunk i when it is absent and holds voxels (under the lock). */
+/* Queues chunk i when it is absent and holds voxels, whole, or a whole
+ * form of it when it is resident coarse (under the lock). */
 static void ask(vxr_world *w, uint32_t i) {
-    if (w->state[i] != ABSENT || !w->e[i].voxels) return;
-    w->state[i] = QUEUED;
+    if (!w->e[i].voxels) return;
+    uint8_t *state = &w->state[i];
+    if (*state == RESIDENT && w->level[i] && !vxr_world_chunk_edited(w, i))
+        state = &w->refine[i]; /* a coarse one: whole */
+    if (*state != ABSENT) return;
+    *state = QUEUED;
     w->ask[i] = 0;
     w->queue[w->q_count++] = i;
 }

@@ -38,6 +38,7 @@ struct vxr_world {
     uint8_t *ask;    /* the level asked of a loader; READY (or refine READY): the ready tree's */
     uint8_t *refine; /* RESIDENT: a finer tree's state: ABSENT (none asked for), QUEUED,
                         LOADING, READY or FAILED */
+    uint64_t *fine_gpu; /* RESIDENT, refine READY: vxr_octree_gpu_bytes of the finer tree */
     float lod_k;     /* vxr_world_set_lod's footprint */
     bool lod_fixed;
     uint64_t updates;

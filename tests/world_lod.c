@@ -4,8 +4,9 @@
  * depth); picks from the eye at that level of detail equal, cube for cube
  * and bit for bit in t, colour and box, those over the same world with
  * every chunk whole; coming nearer refines chunks in place until the view
- * is complete; vxr_world_refine makes one whole at once; and a world of
- * files refuses to write back a coarse chunk that was edited, keeping its
+ * is complete; vxr_world_refine makes one whole at once, and
+ * vxr_world_make_resident all of them; and a world of files refuses to
+ * read whole or write back a coarse chunk that was edited, keeping its
  * files. */
 #include <math.h>
 #include <stdlib.h>
@@ -160,6 +161,15 @@ static void test_levels(void) {
     /* a whole model is left alone */
     changed = true;
     CHECK(vxr_world_refine(coarse, s->instances[0].model, &changed, NULL) == VXR_OK);
+    /* every chunk resident and whole, the coarse ones read again */
+    CHECK(vxr_world_make_resident(coarse, NULL) == VXR_OK);
+    uint32_t scaled = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        scaled +=
+            !(s->instances[i].flags & VXR_INSTANCE_REMOVED) && s->instances[i].transform.scale != 1;
+    CHECK_EQ_INT(scaled, 0);
+    CHECK(vxr_world_update(coarse, near, &st, NULL) == VXR_OK);
+    CHECK_EQ_INT(st.coarse, 0);
     vxr_world_close(coarse);
     vxr_world_close(whole);
 }
@@ -187,6 +197,9 @@ static void test_save_refused(void) {
         while (i + 1 < s->instance_count && s->instances[i].transform.scale == 1) i++;
         CHECK(vxr_scene_touch_model(s, s->instances[i].model, NULL) == VXR_OK);
         vxr_error err = {{0}};
+        bool changed = true; /* read whole, it would drop the edit */
+        CHECK(vxr_world_refine(w, s->instances[i].model, &changed, &err) == VXR_ERROR_ARGUMENT);
+        CHECK(!changed && strstr(err.message, "edited") != NULL);
         CHECK(vxr_world_save(w, NULL, &err) == VXR_ERROR_ARGUMENT);
         CHECK(strstr(err.message, "coarse") != NULL);
         CHECK(vxr_world_load(dir, &after, NULL) == VXR_OK);

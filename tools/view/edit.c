@@ -106,14 +106,20 @@ static int pick_at(app *a, view_edit_action what, double x, double y, uint32_t g
         return say(a, EDIT_NOTHING, "%s: %s,%s is outside the image", action_names[what],
                    CLI_DOUBLE(x), CLI_DOUBLE(y));
     vxr_result r = cpu_pick(a, &ray, grid, dest);
-    /* a chunk held coarse is read whole first: edits are at full resolution */
-    bool whole = false;
+    /* a chunk held coarse is read whole first and the pick made again (it
+     * may then meet another coarse chunk behind): edits are of voxels */
     vxr_error err = {{0}};
-    if (r == VXR_OK && dest->hit && a->world)
+    for (int k = 0; r == VXR_OK && dest->hit && a->world && k < 256; k++) {
+        bool whole = false;
         r = vxr_world_refine(a->world, a->scene->instances[dest->instance].model, &whole, &err);
+        if (r != VXR_OK || !whole) break;
+        r = cpu_pick(a, &ray, grid, dest);
+    }
     if (r != VXR_OK && err.message[0]) return say(a, EDIT_FAILED, "%s", err.message);
-    if (r == VXR_OK && whole) r = cpu_pick(a, &ray, grid, dest);
     if (r != VXR_OK) return say(a, EDIT_FAILED, "pick: %s", vxr_result_string(r));
+    if (dest->hit && a->world && a->scene->instances[dest->instance].transform.scale != 1.0f)
+        return say(a, EDIT_NOTHING, "%s: the chunk at %s,%s is not loaded whole yet",
+                   action_names[what], CLI_DOUBLE(x), CLI_DOUBLE(y));
     if (!dest->hit)
         return say(a, EDIT_NOTHING, "%s: nothing at %s,%s", action_names[what], CLI_DOUBLE(x),
                    CLI_DOUBLE(y));

@@ -179,10 +179,12 @@ VXR_API void vxr_world_set_lod(vxr_world *world, float k, bool fixed);
 /* When `model` is a chunk's held as a coarse form, reads the whole chunk
  * now (after waiting for the loaders' reads under way) and puts it in the
  * scene in place of the coarse one, with a new model index (*changed,
- * which may be NULL, says so; false for any other model): a pick about to
- * edit, at full resolution, picks again after it. Takes in the other
- * chunks the loaders finished too. Fails as a load does, changing
- * nothing. */
+ * which may be NULL, says so; false for any other model, at once): a pick
+ * about to edit, at full resolution, picks again after it (and again
+ * while it meets another coarse chunk). Takes in the other chunks the
+ * loaders finished too. Fails as a load does, changing nothing, and with
+ * VXR_ERROR_ARGUMENT for a coarse model that was edited (the whole chunk
+ * would drop the edits; a finer form never replaces an edited one). */
 VXR_API vxr_result vxr_world_refine(vxr_world *world, uint32_t model, bool *changed,
                                     vxr_error *err);
 /* Puts chunks the loaders finished into the scene (in the world's order,
@@ -209,12 +211,14 @@ VXR_API vxr_result vxr_world_update(vxr_world *world, const float eye[3], vxr_wo
  * VXR_ERROR_IO naming the file, or VXR_ERROR_MEMORY; what was not written
  * stays changed, to be written by the next call. */
 VXR_API vxr_result vxr_world_save(vxr_world *world, uint32_t *written, vxr_error *err);
-/* Makes every chunk resident, whatever the view distance and budget, and
- * waits for them (whole-world commands: edit). Fails as the loads do,
+/* Makes every chunk resident and whole (a coarse one not edited is read
+ * whole), whatever the view distance and budget, and waits for them
+ * (whole-world commands: edit). Fails as the loads do,
  * naming the first chunk file that failed. */
 VXR_API vxr_result vxr_world_make_resident(vxr_world *world, vxr_error *err);
-/* Makes resident every chunk within the view distance of any of the n
- * points eyes[3k..3k+2] (adding to what is resident), whatever the budget,
+/* Makes resident and whole (as vxr_world_make_resident) every chunk
+ * within the view distance of any of the n points eyes[3k..3k+2] (adding
+ * to what is resident), whatever the budget,
  * and waits for them: the chunks a camera or a batch of rays' origins
  * see (render, pick). Fails as the loads do. */
 VXR_API vxr_result vxr_world_load_around(vxr_world *world, const float *eyes, size_t n,
