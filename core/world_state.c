@@ -85,6 +85,7 @@ vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err) {
     GROW(ask);
     GROW(refine);
     GROW(fine_gpu);
+    GROW(epoch);
     GROW(queue);
 #undef GROW
     w->cap = cap;
@@ -112,6 +113,7 @@ void vxr_world_evict(vxr_world *w, uint32_t i) {
     vxr_scene_remove_model(w->scene, w->model[i]);
     if (w->refine[i] == READY) vxr_octree_free(&w->ready[i]);
     w->refine[i] = ABSENT; /* a loader reading a finer tree drops it (finish) */
+    w->epoch[i]++;
     w->state[i] = ABSENT;
     w->resident--;
     w->evicted++;
@@ -204,9 +206,11 @@ void vxr_world_quiesce(vxr_world *w) {
 
 vxr_result vxr_world_refine(vxr_world *w, uint32_t model, bool *changed, vxr_error *err) {
     if (changed) *changed = false;
-    /* state, model and level change on this thread alone: read without the lock */
+    pthread_mutex_lock(&w->lock);
     uint32_t i = 0;
     while (i < w->count && !(w->state[i] == RESIDENT && w->model[i] == model)) i++;
+    pthread_mutex_unlock(&w->lock);
+    /* model and level change on this thread alone: read without the lock */
     if (i == w->count || !w->level[i]) return VXR_OK;
     if (vxr_world_chunk_edited(w, i))
         return vxr_fail(err, VXR_ERROR_ARGUMENT,
@@ -234,6 +238,8 @@ vxr_result vxr_world_refine(vxr_world *w, uint32_t model, bool *changed, vxr_err
     pthread_mutex_lock(&w->lock);
     r = vxr_world_take_ready(w, UINT64_MAX, err);
     pthread_mutex_unlock(&w->lock);
-    if (changed) *changed = r == VXR_OK && !w->level[i];
+    if (changed)
+        *changed =
+            w->state[i] == RESIDENT && w->model[i] != model; /* even when another chunk failed */
     return r;
 }

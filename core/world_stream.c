@@ -16,9 +16,9 @@
 /* A loaded tree for chunk i (under the lock): ready to be taken in, or
  * freed when the chunk no longer waits for it (evicted while a finer tree
  * was read). */
-static void finish(vxr_world *w, uint32_t i, bool finer, vxr_result r, vxr_octree *tree,
-                   uint32_t level, uint64_t bytes, uint64_t gpu, vxr_error *err) {
-    if (finer && (w->state[i] != RESIDENT || w->refine[i] != LOADING)) {
+static void finish(vxr_world *w, uint32_t i, bool finer, uint32_t epoch, vxr_result r,
+                   vxr_octree *tree, uint32_t level, uint64_t bytes, uint64_t gpu, vxr_error *err) {
+    if (finer && (w->state[i] != RESIDENT || w->refine[i] != LOADING || w->epoch[i] != epoch)) {
         if (r == VXR_OK) vxr_octree_free(tree); /* evicted meanwhile: nobody waits for it */
         return;
     }
@@ -61,6 +61,7 @@ static void *loader(void *arg) {
         if (!finer && w->state[i] != QUEUED) continue;
         *(finer ? &w->refine[i] : &w->state[i]) = LOADING;
         uint32_t level = w->ask[i];
+        const uint32_t epoch = w->epoch[i];
         w->busy++;
         pthread_mutex_unlock(&w->lock);
         vxr_octree tree;
@@ -82,7 +83,7 @@ static void *loader(void *arg) {
                 w->made_whole += whole;
             }
         }
-        finish(w, i, finer, r, &tree, level, bytes, gpu, &err);
+        finish(w, i, finer, epoch, r, &tree, level, bytes, gpu, &err);
         pthread_cond_broadcast(&w->done);
     }
     pthread_mutex_unlock(&w->lock);
@@ -110,7 +111,7 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
     VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
-             w->level, w->ask, w->refine, w->fine_gpu, w->threads, w->queue, w);
+             w->level, w->ask, w->refine, w->fine_gpu, w->epoch, w->threads, w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side
@@ -446,13 +447,17 @@ void vxr_world_bounds(const vxr_world *w, int64_t min[3], int64_t max[3], uint32
     if (side) *side = w->side;
 }
 
+/* Whether chunk i is resident coarse and may still be read whole. */
+static bool refinable(const vxr_world *w, uint32_t i) {
+    return w->state[i] == RESIDENT && w->level[i] && w->refine[i] != FAILED &&
+           !vxr_world_chunk_edited(w, i);
+}
+
 /* Queues chunk i when it is absent and holds voxels, whole, or a whole
  * form of it when it is resident coarse (under the lock). */
 static void ask(vxr_world *w, uint32_t i) {
     if (!w->e[i].voxels) return;
-    uint8_t *state = &w->state[i];
-    if (*state == RESIDENT && w->level[i] && !vxr_world_chunk_edited(w, i))
-        state = &w->refine[i]; /* a coarse one: whole */
+    uint8_t *state = refinable(w, i) ? &w->refine[i] : &w->state[i]; /* a coarse one: whole */
     if (*state != ABSENT) return;
     *state = QUEUED;
     w->ask[i] = 0;
@@ -460,15 +465,24 @@ static void ask(vxr_world *w, uint32_t i) {
 }
 
 /* Drops the queue, asks for the chunks marked in want (all when NULL),
- * waits for them and takes them in, in the world's order. */
+ * waits for them and takes them in, in the world's order. A coarse read
+ * under way or ready when asked is taken in as it is and read whole in a
+ * second round. */
 static vxr_result load_marked(vxr_world *w, const bool *want, vxr_error *err) {
+    vxr_result r = VXR_OK;
+    bool again = true;
     pthread_mutex_lock(&w->lock);
-    vxr_world_drop_queue(w);
-    for (uint32_t i = 0; i < w->count; i++)
-        if (!want || want[i]) ask(w, i);
-    pthread_cond_broadcast(&w->wake);
-    while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
-    const vxr_result r = vxr_world_take_failure(w, vxr_world_take_ready(w, UINT64_MAX, err), err);
+    for (int round = 0; r == VXR_OK && again && round < 3; round++) {
+        vxr_world_drop_queue(w);
+        for (uint32_t i = 0; i < w->count; i++)
+            if (!want || want[i]) ask(w, i);
+        pthread_cond_broadcast(&w->wake);
+        while (w->q_next < w->q_count || w->busy) pthread_cond_wait(&w->done, &w->lock);
+        r = vxr_world_take_failure(w, vxr_world_take_ready(w, UINT64_MAX, err), err);
+        again = false;
+        for (uint32_t i = 0; i < w->count; i++)
+            again = again || ((!want || want[i]) && refinable(w, i));
+    }
     pthread_mutex_unlock(&w->lock);
     return r;
 }

@@ -34,12 +34,13 @@ struct vxr_world {
                           finer tree to take its model's place */
     /* levels of detail (vxr_world_set_lod): a chunk far enough away is
      * kept as the coarse form of its octree (vxr_octree_coarse) */
-    uint8_t *level;  /* RESIDENT: its model's level, 0 when whole */
-    uint8_t *ask;    /* the level asked of a loader; READY (or refine READY): the ready tree's */
-    uint8_t *refine; /* RESIDENT: a finer tree's state: ABSENT (none asked for), QUEUED,
-                        LOADING, READY or FAILED */
+    uint8_t *level;     /* RESIDENT: its model's level, 0 when whole */
+    uint8_t *ask;       /* the level asked of a loader; READY (or refine READY): the ready tree's */
+    uint8_t *refine;    /* RESIDENT: a finer tree's state: ABSENT (none asked for), QUEUED,
+                           LOADING, READY or FAILED */
     uint64_t *fine_gpu; /* RESIDENT, refine READY: vxr_octree_gpu_bytes of the finer tree */
-    float lod_k;     /* vxr_world_set_lod's footprint */
+    uint32_t *epoch;    /* evictions: a finer read begun before one is dropped */
+    float lod_k;        /* vxr_world_set_lod's footprint */
     bool lod_fixed;
     uint64_t updates;
     uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes (the budget's),

@@ -174,6 +174,32 @@ static void test_levels(void) {
     vxr_world_close(whole);
 }
 
+/* Coarse reads under way or ready when every chunk is asked for whole
+ * are taken in, then read whole. */
+static void test_resident_over_coarse(void) {
+    vxr_world *w = open_terrain();
+    if (!w) return;
+    int64_t lo[3], hi[3];
+    vxr_world_bounds(w, lo, hi, NULL);
+    const float eye[3] = {(float)lo[0], (float)lo[1], (float)hi[2] + 40};
+    vxr_world_set_lod(w, K, false);
+    vxr_world_status st;
+    CHECK(vxr_world_update(w, eye, &st, NULL) == VXR_OK);
+    CHECK(st.loading > 0);
+    vxr_world_wait(w); /* coarse trees ready, none taken in */
+    CHECK(vxr_world_make_resident(w, NULL) == VXR_OK);
+    const vxr_scene *s = vxr_world_scene(w);
+    uint32_t live = 0, scaled = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++)
+        if (!(s->instances[i].flags & VXR_INSTANCE_REMOVED)) {
+            live++;
+            scaled += s->instances[i].transform.scale != 1;
+        }
+    CHECK(live > 0);
+    CHECK_EQ_INT(scaled, 0);
+    vxr_world_close(w);
+}
+
 /* A world of files: a coarse chunk edited is refused a write-back, and
  * the files stay as they were. */
 static void test_save_refused(void) {
@@ -216,4 +242,4 @@ static void test_save_refused(void) {
     CHECK(system(cmd) == 0);
 }
 
-VXR_TEST_MAIN(TEST(test_levels), TEST(test_save_refused))
+VXR_TEST_MAIN(TEST(test_levels), TEST(test_resident_over_coarse), TEST(test_save_refused))
