@@ -328,13 +328,17 @@ vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry
                                 uint32_t *count, vxr_error *err);
 /* dir's palette.vxo: dest's palette, materials and colour size. */
 vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err);
-/* Chunk e's file: its octree into *tree (the caller frees it) and its file
- * size into *bytes, after checking it is chunk e of a world of
- * world's colours (not its voxel count: see vxr/world.h). Safe on any thread (reads world's palette
- * only). */
+/* Chunk e's file (core/world_chunk.c): its octree into *tree (the caller
+ * frees it) and the bytes read into *bytes, after checking it is chunk e
+ * of a world of world's colours (not its voxel count: see vxr/world.h).
+ * With `level` (may be NULL: the whole chunk) asking for a coarse form of
+ * at most *level, the coarsest such form stored is read alone, with its
+ * node colours (tree->lod_colors), in cells of 2^*level; *level is set to
+ * the level read, 0 for the whole chunk. *whole (may be NULL): the whole
+ * chunk's voxels. Safe on any thread (reads world's palette only). */
 vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
-                                const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
-                                vxr_error *err);
+                                const vxr_scene *world, uint32_t *level, vxr_octree *tree,
+                                uint64_t *bytes, uint32_t *whole, vxr_error *err);
 /* A world build's start: checks the chunk side and the path, makes dir
  * (which must not exist) and dir/chunks. */
 vxr_result vxr_world_begin(const char *dir, uint32_t chunk, vxr_error *err);
@@ -344,8 +348,10 @@ vxr_result vxr_world_begin(const char *dir, uint32_t chunk, vxr_error *err);
 vxr_result vxr_world_finish(vxr_result r, const vxr_scene *colours, const char *dir, uint32_t chunk,
                             const vxr_world_entry *e, uint32_t written, vxr_world_stats *st,
                             vxr_error *err);
-/* chunks/CX.CY.CZ.vxo of world dir. */
-void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]);
+/* chunks/CX.CY.CZ.vxc of world dir (its levels and the whole chunk), or
+ * when plain, the .vxo of the whole chunk alone that worlds written before
+ * the levels hold. */
+void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3], bool plain);
 /* dir's world.vxw written anew (atomically) from count entries. */
 vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world_entry *e,
                                  uint32_t count, vxr_error *err);

@@ -13,18 +13,6 @@
 
 enum { PATH_MAX_BYTES = 4096, INDEX_MAX_BYTES = 64 << 20 };
 
-vxr_instance vxr_world_chunk_instance(const int32_t c[3], uint32_t side, uint32_t model) {
-    vxr_instance in = {0};
-    in.model = model;
-    in.view_distance = INFINITY;
-    in.transform.scale = 1;
-    for (int k = 0; k < 3; k++) {
-        in.transform.rotation[4 * k] = 1;
-        in.transform.translation[k] = (float)((int64_t)c[k] * side);
-    }
-    return in;
-}
-
 /* ---- chunks being filled: a map from chunk coordinates to voxel lists ---- */
 
 static uint32_t hash3(const int32_t c[3]) {
@@ -106,49 +94,6 @@ static int cmp_bucket(const void *a, const void *b) {
     return vxr_cell_cmp(((const vxr_chunk_bucket *)a)->c, ((const vxr_chunk_bucket *)b)->c);
 }
 
-void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_t c[3]) {
-    snprintf(dest, size, "%.3900s/chunks/%d.%d.%d.vxo", dir, c[0], c[1], c[2]);
-}
-
-/* One chunk as a .vxo file: its list becomes the model (taken from b). */
-vxr_result vxr_world_write_chunk(const vxr_scene *scene, const char *dir, uint32_t side,
-                                 uint32_t threads, vxr_chunk_bucket *b, uint64_t *bytes,
-                                 uint64_t *voxels, vxr_error *err) {
-    vxr_scene_src src;
-    vxr_scene_src_init(&src, scene->attr_size);
-    memcpy(src.palette, scene->palette, sizeof src.palette);
-    memcpy(src.materials, scene->materials, sizeof src.materials);
-    uint32_t model;
-    vxr_result r = vxr_scene_src_add_model(&src, &model);
-    if (r == VXR_OK) {
-        src.models[model] = b->m;
-        memset(&b->m, 0, sizeof b->m);
-        for (int k = 0; k < 3; k++) src.models[model].box_max[k] = (int32_t)side;
-        const vxr_instance in = vxr_world_chunk_instance(b->c, side, model);
-        r = vxr_scene_src_add_instance(&src, &in);
-    }
-    if (r != VXR_OK) {
-        vxr_scene_src_free(&src);
-        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
-    }
-    vxr_scene *s = NULL;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    r = vxr_scene_build_threads(&src, threads, &s, err);
-    vxr_scene_src_free(&src);
-    if (r == VXR_OK) {
-        *voxels = s->models[0].voxel_count; /* a cell filled twice is one voxel */
-        r = vxr_save_vxo(s, &data, &size, err);
-    }
-    vxr_scene_destroy(s);
-    char path[PATH_MAX_BYTES];
-    vxr_world_chunk_path(path, sizeof path, dir, b->c);
-    if (r == VXR_OK) r = vxr_write_file(path, data, size, err);
-    free(data);
-    *bytes += size;
-    return r;
-}
-
 /* palette.vxo: a scene of no model with the world's colours and materials. */
 static vxr_result write_palette(const vxr_scene *scene, const char *dir, uint64_t *bytes,
                                 vxr_error *err) {
@@ -193,7 +138,7 @@ vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world
 static void remove_world(const char *dir, const vxr_world_entry *e, uint32_t written) {
     char path[PATH_MAX_BYTES];
     for (uint32_t i = 0; i < written; i++) {
-        vxr_world_chunk_path(path, sizeof path, dir, e[i].c);
+        vxr_world_chunk_path(path, sizeof path, dir, e[i].c, false);
         unlink(path);
     }
     snprintf(path, sizeof path, "%.3900s/chunks", dir);
@@ -436,43 +381,6 @@ vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *e
     return VXR_OK;
 }
 
-vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_entry *e,
-                                const vxr_scene *world, vxr_octree *tree, uint64_t *bytes,
-                                vxr_error *err) {
-    char path[PATH_MAX_BYTES];
-    vxr_world_chunk_path(path, sizeof path, dir, e->c);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    vxr_scene *c = NULL;
-    vxr_error why = {{0}};
-    vxr_result r = vxr_read_file_max(path, VXR_VXO_MAX_BYTES, &data, &size, &why);
-    if (r == VXR_OK) r = vxr_load_vxo(data, size, &c, &why);
-    free(data);
-    if (r != VXR_OK) return vxr_fail(err, r, "%s: %s", path, why.message);
-    const vxr_octree *m = &c->models[0];
-    const vxr_transform *t = &c->instances[0].transform;
-    bool ok = c->model_count == 1 && c->instance_count == 1 && c->instances[0].model == 0 &&
-              m->voxel_count > 0 && t->scale == 1 && c->attr_size == world->attr_size &&
-              !memcmp(c->palette, world->palette, sizeof c->palette);
-    for (int k = 0; ok && k < 3; k++) {
-        ok = m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)side &&
-             t->translation[k] == (float)((int64_t)e->c[k] * side);
-        for (int j = 0; j < 3; j++) ok = ok && t->rotation[3 * k + j] == (j == k ? 1.0f : 0.0f);
-    }
-    if (!ok) {
-        vxr_scene_destroy(c);
-        return vxr_fail(err, VXR_ERROR_FORMAT,
-                        "%s: not the chunk the index names (one model of voxels in 0..%u, one "
-                        "instance at its first cell, the world's palette)",
-                        path, side - 1);
-    }
-    *tree = c->models[0];
-    memset(&c->models[0], 0, sizeof c->models[0]);
-    *bytes = size;
-    vxr_scene_destroy(c);
-    return VXR_OK;
-}
-
 vxr_result vxr_world_index_path(const char *path, char *dir, size_t size, vxr_error *err) {
     const size_t n = strlen(path), m = strlen(VXR_WORLD_INDEX);
     if (n > 3900 || size < PATH_MAX_BYTES)
@@ -513,7 +421,7 @@ vxr_result vxr_world_load(const char *path, vxr_scene **dest, vxr_error *err) {
     if (r == VXR_OK) r = vxr_world_read_palette(dir, w, err);
     for (uint32_t i = 0; r == VXR_OK && i < count; i++) {
         uint64_t bytes;
-        r = vxr_world_read_chunk(dir, side, &e[i], w, &w->models[i], &bytes, err);
+        r = vxr_world_read_chunk(dir, side, &e[i], w, NULL, &w->models[i], &bytes, NULL, err);
         w->instances[i] = vxr_world_chunk_instance(e[i].c, side, i);
     }
     free(e);

@@ -113,7 +113,8 @@ static vxr_result prepend_present(vxr_world *w, int64_t j, vxr_chunk_bucket *b, 
     } else if (j >= 0 && w->e[j].voxels) {
         vxr_octree t;
         uint64_t bytes;
-        r = vxr_world_read_chunk(w->dir, w->side, &w->e[j], w->colours, &t, &bytes, err);
+        r = vxr_world_read_chunk(w->dir, w->side, &w->e[j], w->colours, NULL, &t, &bytes, NULL,
+                                 err);
         if (r == VXR_OK) {
             vxr_octree_foreach(&t, push_voxel, &now);
             vxr_octree_free(&t);
@@ -178,8 +179,8 @@ static vxr_result move_in_memory(vxr_world *w, const chunk_keys *keys, const vxr
             if (r == VXR_OK) r = vxr_scene_touch_model(w->scene, w->model[j], err);
         } else if (r == VXR_OK && j >= 0 && w->state[j] != READY) {
             uint64_t bytes = 0;
-            r = vxr_world_read_chunk(w->dir, w->side, &w->e[j], w->colours, &w->ready[j], &bytes,
-                                     err);
+            r = vxr_world_read_chunk(w->dir, w->side, &w->e[j], w->colours, NULL, &w->ready[j],
+                                     &bytes, NULL, err);
             if (r != VXR_OK) return r;
             w->ask[j] = 0;
             w->bytes[j] = bytes;
@@ -299,8 +300,10 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
             if (slot[b] < 0) continue;
             const uint32_t i = (uint32_t)slot[b];
             if (!e[i].voxels && i < w->count && w->e[i].voxels) {
-                vxr_world_chunk_path(path, sizeof path, w->dir, e[i].c);
-                unlink(path);
+                for (int plain = 0; plain < 2; plain++) {
+                    vxr_world_chunk_path(path, sizeof path, w->dir, e[i].c, plain);
+                    unlink(path);
+                }
             }
             if (i < w->count && w->state[i] == RESIDENT) {
                 w->file_bytes += size[b] - w->bytes[i];

@@ -32,18 +32,23 @@ vxr_result vxr_world_make_chunk(const vxr_world *w, uint32_t i, uint32_t *level,
                                 uint64_t *bytes, uint32_t *whole, vxr_error *err) {
     *bytes = 0;
     *whole = 0;
-    const vxr_result r =
-        w->gen_n ? generate(w, &w->e[i], tree, bytes, err)
-                 : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours, tree, bytes, err);
+    uint32_t stored = *level; /* a file's coarse form, read alone */
+    const vxr_result r = w->gen_n ? generate(w, &w->e[i], tree, bytes, err)
+                                  : vxr_world_read_chunk(w->dir, w->side, &w->e[i], w->colours,
+                                                         &stored, tree, bytes, whole, err);
     if (r != VXR_OK) return r;
-    *whole = tree->voxel_count;
+    if (w->gen_n) *whole = tree->voxel_count;
     /* the coarse form's cubes hold the whole tree's where rays stop at its
-     * levels 2 and up, and below its root (vxr_octree_coarse) */
+     * levels 2 and up, and below its root (vxr_octree_coarse); a stored
+     * one was made so */
     const uint32_t most =
         tree->depth >= VXR_BRICK_LEVEL + 2 ? tree->depth - VXR_BRICK_LEVEL - 1 : 0;
     if (*level > most) *level = most;
     vxr_octree coarse;
-    if (*level && vxr_octree_coarse(tree, w->colours->palette, *level, &coarse, NULL) == VXR_OK) {
+    if (!w->gen_n && stored) {
+        *level = stored;
+    } else if (*level &&
+               vxr_octree_coarse(tree, w->colours->palette, *level, &coarse, NULL) == VXR_OK) {
         vxr_octree_free(tree);
         *tree = coarse;
     } else {

@@ -272,7 +272,7 @@ static void test_refused(void) {
                {"vxr world 1\nchunk 32\nchunks 0\n1 2 3 4\n", ":4: more lines"},
                {"vxr world 1\nchunk 32\nchunks 3\n1 2 3 4\n0 0 0 1\n1 2 3 5\n",
                 ":6: chunk 1 2 3 is listed on line 4 too"},
-               {"vxr world 1\nchunk 32\nchunks 1\n99 0 0 4\n", "99.0.0.vxo"}};
+               {"vxr world 1\nchunk 32\nchunks 1\n99 0 0 4\n", "99.0.0.vxc"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text(index, bad[i].text);
         expect_fail(dir, i < 10 ? VXR_ERROR_FORMAT : VXR_ERROR_IO, bad[i].says);
@@ -288,8 +288,8 @@ static void test_refused(void) {
         for (int i = 0; i < 2; i++)
             for (int k = 0; k < 3; k++)
                 c[i][k] = (int32_t)floorf(w->instances[i].transform.translation[k] / 32);
-        snprintf(first, sizeof first, "%s/chunks/%d.%d.%d.vxo", dir, c[0][0], c[0][1], c[0][2]);
-        snprintf(second, sizeof second, "%s/chunks/%d.%d.%d.vxo", dir, c[1][0], c[1][1], c[1][2]);
+        snprintf(first, sizeof first, "%s/chunks/%d.%d.%d.vxc", dir, c[0][0], c[0][1], c[0][2]);
+        snprintf(second, sizeof second, "%s/chunks/%d.%d.%d.vxc", dir, c[1][0], c[1][1], c[1][2]);
         uint8_t *a = NULL, *b = NULL;
         size_t na = 0, nb = 0;
         CHECK(vxr_read_file(first, &a, &na, NULL) == VXR_OK);

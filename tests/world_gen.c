@@ -185,8 +185,8 @@ static void test_build(void) {
         CHECK_EQ_INT(count, sb.chunks);
         int differ = 0;
         for (uint32_t i = 0; e && i < count; i++) {
-            vxr_world_chunk_path(pa, sizeof pa, a, e[i].c);
-            vxr_world_chunk_path(pb, sizeof pb, b, e[i].c);
+            vxr_world_chunk_path(pa, sizeof pa, a, e[i].c, false);
+            vxr_world_chunk_path(pb, sizeof pb, b, e[i].c, false);
             differ += !same_file(pa, pb);
         }
         CHECK_EQ_INT(differ, 0);

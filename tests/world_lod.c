@@ -200,10 +200,192 @@ static void test_resident_over_coarse(void) {
     vxr_world_close(w);
 }
 
+static void remove_work(const char *work) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    CHECK(system(cmd) == 0);
+}
+
+static bool same_tree(const vxr_octree *a, const vxr_octree *b) {
+    return a->depth == b->depth && a->node_count == b->node_count &&
+           a->brick_count == b->brick_count && a->voxel_count == b->voxel_count &&
+           !memcmp(a->origin, b->origin, sizeof a->origin) &&
+           !memcmp(a->nodes, b->nodes, a->node_count * sizeof *a->nodes) &&
+           !memcmp(a->brick_attr, b->brick_attr, a->brick_count * sizeof *a->brick_attr) &&
+           !memcmp(a->attrs, b->attrs, (size_t)a->voxel_count * a->attr_size) && a->lod_colors &&
+           b->lod_colors && !memcmp(a->lod_colors, b->lod_colors, a->node_count * 4);
+}
+
+/* Every chunk's file read at each level: the stored coarse form (its own
+ * bytes alone, fewer than the file's) equals the whole chunk coarsened,
+ * colours included. */
+static void check_stored(const char *dir, vxr_scene *colours) {
+    uint32_t side = 0, count = 0, coarse = 0;
+    vxr_world_entry *e = NULL;
+    CHECK(vxr_world_read_index(dir, &side, &e, &count, NULL) == VXR_OK);
+    for (uint32_t i = 0; e && i < count; i++) {
+        vxr_octree whole;
+        uint64_t whole_bytes = 0;
+        uint32_t whole_voxels = 0;
+        if (vxr_world_read_chunk(dir, side, &e[i], colours, NULL, &whole, &whole_bytes,
+                                 &whole_voxels, NULL) != VXR_OK) {
+            CHECK(0);
+            continue;
+        }
+        for (uint32_t want = 1; want <= 3; want++) {
+            uint32_t level = want, voxels = 0;
+            uint64_t bytes = 0;
+            vxr_octree stored, made;
+            CHECK(vxr_world_read_chunk(dir, side, &e[i], colours, &level, &stored, &bytes, &voxels,
+                                       NULL) == VXR_OK);
+            CHECK_EQ_INT(voxels, whole_voxels);
+            CHECK(level <= want && (level == want || whole.depth < want + 4));
+            if (level) {
+                coarse++;
+                CHECK(bytes < whole_bytes);
+                CHECK(vxr_octree_coarse(&whole, colours->palette, level, &made, NULL) == VXR_OK);
+                CHECK(same_tree(&stored, &made));
+                vxr_octree_free(&made);
+            }
+            vxr_octree_free(&stored);
+        }
+        vxr_octree_free(&whole);
+    }
+    CHECK(coarse > 0);
+    free(e);
+}
+
+/* A world's chunk files hold their coarse forms: read alone, they equal
+ * the whole chunk's, and a world streamed coarse reads fewer bytes. A world
+ * written before the levels (each chunk's whole .vxo alone) is read as it
+ * was, coarsened in memory; a chunk written back becomes a .vxc. Damaged
+ * level tables are refused, naming the file. */
+static void test_stored_levels(void) {
+    char work[] = "/tmp/vxr-lod-XXXXXX", dir[64], cmd[256], path[128];
+    CHECK(mkdtemp(work) != NULL);
+    snprintf(dir, sizeof dir, "%s/w", work);
+    CHECK(vxr_world_build_generated("@terrain:1024", dir, SIDE, 0, NULL, NULL) == VXR_OK);
+    vxr_world *w = NULL;
+    const vxr_world_desc desc = {dir, VIEW, 0, 2, 0};
+    CHECK(vxr_world_open(&desc, &w, NULL) == VXR_OK);
+    if (!w) return;
+    vxr_scene *colours = vxr_scene_alloc(0, 0);
+    CHECK(colours && vxr_world_read_palette(dir, colours, NULL) == VXR_OK);
+    check_stored(dir, colours);
+    /* streamed from above: the coarse chunks' bytes are their levels' */
+    int64_t lo[3], hi[3];
+    vxr_world_bounds(w, lo, hi, NULL);
+    const float eye[3] = {(float)(lo[0] + hi[0]) / 2, (float)(lo[1] + hi[1]) / 2,
+                          (float)hi[2] + 40};
+    vxr_world_set_lod(w, K, false);
+    vxr_world_status st;
+    settle(w, eye, &st);
+    CHECK(st.coarse > st.resident / 4 && st.missing == 0);
+    vxr_world *flat = vxr_world_open(&desc, &flat, NULL) == VXR_OK ? flat : NULL;
+    vxr_world_status sf;
+    if (flat) settle(flat, eye, &sf);
+    CHECK(flat && st.file_bytes * 2 < sf.file_bytes);
+    fprintf(stderr, "%u of %u chunks coarse: %llu bytes read against %llu\n", st.coarse,
+            st.resident, (unsigned long long)st.file_bytes, (unsigned long long)sf.file_bytes);
+    /* the same picks as a world whose chunks are coarsened in memory: the
+     * .vxc files cut back to their whole .vxo */
+    uint32_t side = 0, count = 0;
+    vxr_world_entry *e = NULL;
+    CHECK(vxr_world_read_index(dir, &side, &e, &count, NULL) == VXR_OK);
+    char old[128];
+    snprintf(old, sizeof old, "%s/old", work);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", dir, old);
+    CHECK(system(cmd) == 0);
+    for (uint32_t i = 0; e && i < count; i++) {
+        vxr_world_chunk_path(path, sizeof path, old, e[i].c, false);
+        uint8_t *data = NULL;
+        size_t size = 0;
+        CHECK(vxr_read_file(path, &data, &size, NULL) == VXR_OK);
+        uint64_t at = 16 + 12 * (uint64_t)vxr_get32(data + 8);
+        for (uint32_t k = 0; k < vxr_get32(data + 8); k++)
+            at += vxr_get32(data + 16 + 12 * k + 4) + 4ull * vxr_get32(data + 16 + 12 * k + 8);
+        CHECK(unlink(path) == 0);
+        vxr_world_chunk_path(path, sizeof path, old, e[i].c, true);
+        CHECK(at < size && vxr_write_file(path, data + at, size - at, NULL) == VXR_OK);
+        free(data);
+    }
+    const vxr_world_desc old_desc = {old, VIEW, 0, 2, 0};
+    vxr_world *o = NULL;
+    CHECK(vxr_world_open(&old_desc, &o, NULL) == VXR_OK);
+    if (o) {
+        vxr_world_status so;
+        vxr_world_set_lod(o, K, false);
+        settle(o, eye, &so);
+        CHECK_EQ_INT(so.coarse, st.coarse);
+        if (flat) {
+            check_picks(w, flat, eye);
+            check_picks(o, flat, eye);
+        }
+        /* written back: the chunk's .vxc, its .vxo gone */
+        vxr_scene *s = vxr_world_scene(o);
+        uint32_t i = 0;
+        while (i + 1 < s->instance_count && s->instances[i].transform.scale != 1) i++;
+        const vxr_instance *in = &s->instances[i];
+        int32_t c[3];
+        for (int k = 0; k < 3; k++) c[k] = (int32_t)floorf(in->transform.translation[k] / SIDE);
+        CHECK(vxr_octree_make_live(&s->models[in->model]) == VXR_OK);
+        CHECK(vxr_octree_set_voxel(&s->models[in->model], 1, 1, SIDE - 1, 7, false, NULL) ==
+              VXR_OK);
+        CHECK(vxr_scene_touch_model(s, in->model, NULL) == VXR_OK);
+        uint32_t written = 0;
+        CHECK(vxr_world_save(o, &written, NULL) == VXR_OK && written == 1);
+        vxr_world_chunk_path(path, sizeof path, old, c, false);
+        CHECK(access(path, F_OK) == 0);
+        vxr_world_chunk_path(path, sizeof path, old, c, true);
+        CHECK(access(path, F_OK) != 0);
+        vxr_world_close(o);
+    }
+    /* damaged level tables */
+    static const struct {
+        uint32_t word, value;
+        const char *says;
+    } bad[] = {{1, 2, "not a vxr chunk file"},
+               {2, 4, "not a vxr chunk file"},
+               {4, 0, "level table"},
+               {5, 0x7fffffff, "the levels claim"}};
+    vxr_world_chunk_path(path, sizeof path, dir, e[0].c, false);
+    uint8_t *good = NULL;
+    size_t n = 0;
+    CHECK(vxr_read_file(path, &good, &n, NULL) == VXR_OK);
+    for (size_t k = 0; good && k < sizeof bad / sizeof bad[0]; k++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, good, n);
+        vxr_put32(copy + 4 * bad[k].word, bad[k].value);
+        CHECK(vxr_write_file(path, copy, n, NULL) == VXR_OK);
+        free(copy);
+        uint32_t level = 3;
+        uint64_t bytes;
+        vxr_octree t;
+        vxr_error err = {{0}};
+        CHECK(vxr_world_read_chunk(dir, side, &e[0], colours, &level, &t, &bytes, NULL, &err) ==
+              VXR_ERROR_FORMAT);
+        CHECK(strstr(err.message, path) && strstr(err.message, bad[k].says));
+    }
+    for (size_t cut = 0; good && cut < 64; cut += 7) { /* truncated */
+        CHECK(vxr_write_file(path, good, cut, NULL) == VXR_OK);
+        uint32_t level = 3;
+        uint64_t bytes;
+        vxr_octree t;
+        CHECK(vxr_world_read_chunk(dir, side, &e[0], colours, &level, &t, &bytes, NULL, NULL) ==
+              VXR_ERROR_FORMAT);
+    }
+    free(good);
+    free(e);
+    vxr_scene_destroy(colours);
+    vxr_world_close(w);
+    vxr_world_close(flat);
+    remove_work(work);
+}
+
 /* A world of files: a coarse chunk edited is refused a write-back, and
  * the files stay as they were. */
 static void test_save_refused(void) {
-    char work[] = "/tmp/vxr-lod-XXXXXX", dir[64], cmd[128];
+    char work[] = "/tmp/vxr-lod-XXXXXX", dir[64];
     CHECK(mkdtemp(work) != NULL);
     snprintf(dir, sizeof dir, "%s/w", work);
     CHECK(vxr_world_build_generated("@terrain:256", dir, SIDE, 0, NULL, NULL) == VXR_OK);
@@ -238,8 +420,8 @@ static void test_save_refused(void) {
     vxr_world_close(w);
     vxr_scene_destroy(before);
     vxr_scene_destroy(after);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-    CHECK(system(cmd) == 0);
+    remove_work(work);
 }
 
-VXR_TEST_MAIN(TEST(test_levels), TEST(test_resident_over_coarse), TEST(test_save_refused))
+VXR_TEST_MAIN(TEST(test_levels), TEST(test_resident_over_coarse), TEST(test_stored_levels),
+              TEST(test_save_refused))

@@ -129,7 +129,7 @@ static void check_world(const char *dir, const uint8_t *want, size_t n_want) {
 
 static bool file_exists(const char *dir, int x, int y, int z) {
     char path[700];
-    snprintf(path, sizeof path, "%s/chunks/%d.%d.%d.vxo", dir, x, y, z);
+    snprintf(path, sizeof path, "%s/chunks/%d.%d.%d.vxc", dir, x, y, z);
     return access(path, F_OK) == 0;
 }
 
@@ -309,7 +309,7 @@ typedef struct file_bytes {
 
 static file_bytes read_chunk_file(const char *dir, const int32_t c[3]) {
     char path[700];
-    snprintf(path, sizeof path, "%s/chunks/%d.%d.%d.vxo", dir, c[0], c[1], c[2]);
+    snprintf(path, sizeof path, "%s/chunks/%d.%d.%d.vxc", dir, c[0], c[1], c[2]);
     file_bytes f = {NULL, 0};
     if (vxr_read_file(path, &f.p, &f.n, NULL) != VXR_OK) f.p = NULL;
     return f;

@@ -202,7 +202,7 @@ static void test_missing_chunk(void) {
     CHECK(system(cmd) == 0);
     int32_t c[3];
     chunk_of(&full->instances[0], c);
-    snprintf(victim, sizeof victim, "%s/chunks/%d.%d.%d.vxo", copy, c[0], c[1], c[2]);
+    snprintf(victim, sizeof victim, "%s/chunks/%d.%d.%d.vxc", copy, c[0], c[1], c[2]);
     CHECK(unlink(victim) == 0);
     vxr_world *w = NULL;
     const vxr_world_desc desc = {copy, 1e6f, 0, 1, 0};

@@ -183,11 +183,12 @@ int cmd_bench_world(int argc, char **argv) {
                    "\"complete_after_stop_s\":%.3f,\"complete\":%s,\"chunks\":%u,"
                    "\"view_distance\":%g,\"budget\":%llu,\"made_voxels\":%llu,"
                    "\"made_s\":%.3f,\"worker_mvox_s\":%.2f,\"lod\":%g,\"gpu_peak_bytes\":%llu,"
-                   "\"resident_peak_bytes\":%llu}\n",
+                   "\"resident_peak_bytes\":%llu,\"file_bytes\":%llu}\n",
                    n, sorted[n - 1], sorted[n / 2], rss, complete, done ? "true" : "false",
                    st.chunks, (double)st.view_distance, (unsigned long long)budget,
                    (unsigned long long)st.made_voxels, st.made_seconds, mvox_s, (double)lod,
-                   (unsigned long long)mem.device_local_peak, (unsigned long long)resident_peak);
+                   (unsigned long long)mem.device_local_peak, (unsigned long long)resident_peak,
+                   (unsigned long long)st.file_bytes);
         else
             printf("%zu frames: median %.2f ms, worst %.2f ms; peak resident memory %llu "
                    "bytes; the view complete %.3f s after the stop%s; loaders %.1f Mvoxels/s "

@@ -16,9 +16,14 @@
  * write-back and the index's leaves it stale, so readers do not hold the
  * chunk to it.
  * Chunk (CX, CY, CZ) covers the world cells [C*N, C*N + N) on each axis and
- * is stored in chunks/CX.CY.CZ.vxo: a .vxo (vxr's octree file) of one model,
- * its voxels in chunk cells 0..N-1, under one instance translated to the
- * chunk's first cell, with the world's palette and materials. */
+ * is stored in chunks/CX.CY.CZ.vxc: its coarse forms (vxr_octree_coarse,
+ * with their node colours) ahead of a .vxo (vxr's octree file) of one
+ * model, its voxels in chunk cells 0..N-1, under one instance translated
+ * to the chunk's first cell, with the world's palette and materials; a
+ * chunk far from the eye is read from its coarse form's bytes alone
+ * (layout: core/world_chunk.c). Worlds written before the coarse forms
+ * hold chunks/CX.CY.CZ.vxo, the .vxo alone: read as they are, and a chunk
+ * written back becomes a .vxc. */
 #ifndef VXR_WORLD_H
 #define VXR_WORLD_H
 
