@@ -116,8 +116,8 @@ static uint32_t paint_node(const paint *w, uint32_t node, uint32_t level, const 
     return c;
 }
 
-vxr_result vxr_octree_coarse(const vxr_octree *tree, const uint32_t *palette, uint32_t level,
-                             vxr_octree *dest, vxr_error *err) {
+vxr_result vxr_octree_coarse_from(const vxr_octree *tree, const uint32_t *fine_colors,
+                                  uint32_t level, vxr_octree *dest, vxr_error *err) {
     memset(dest, 0, sizeof *dest);
     if (tree->live || !tree->node_count || level < 1 || level + VXR_BRICK_LEVEL > tree->depth)
         return vxr_fail(err, VXR_ERROR_ARGUMENT,
@@ -131,22 +131,31 @@ vxr_result vxr_octree_coarse(const vxr_octree *tree, const uint32_t *palette, ui
                             1u << level);
     gather g = {tree, level, {0}, false};
     gather_node(&g, 0, tree->depth, tree->origin[0], tree->origin[1], tree->origin[2]);
-    uint32_t *fine_colors = malloc((size_t)tree->node_count * sizeof *fine_colors);
-    vxr_result r = g.failed || !fine_colors
-                       ? vxr_fail(err, VXR_ERROR_MEMORY, "out of memory")
-                       : vxr_model_build(&g.src, tree->attr_size, 1, dest, err);
+    vxr_result r = g.failed ? vxr_fail(err, VXR_ERROR_MEMORY, "out of memory")
+                            : vxr_model_build(&g.src, tree->attr_size, 1, dest, err);
     free(g.src.voxels);
     if (r == VXR_OK) {
         dest->lod_colors = malloc((size_t)dest->node_count * sizeof *dest->lod_colors);
         if (!dest->lod_colors) r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
     }
     if (r == VXR_OK) {
-        vxr_lod_colors(tree, palette, 0, tree->node_count, fine_colors);
         const paint w = {tree, dest, fine_colors, dest->lod_colors, level};
         const int64_t p[3] = {dest->origin[0], dest->origin[1], dest->origin[2]};
         paint_node(&w, 0, dest->depth, p);
     }
-    free(fine_colors);
     if (r != VXR_OK) vxr_octree_free(dest);
+    return r;
+}
+
+vxr_result vxr_octree_coarse(const vxr_octree *tree, const uint32_t *palette, uint32_t level,
+                             vxr_octree *dest, vxr_error *err) {
+    memset(dest, 0, sizeof *dest);
+    if (tree->live || !tree->node_count) /* refused with the arguments' message */
+        return vxr_octree_coarse_from(tree, NULL, level, dest, err);
+    uint32_t *fine_colors = malloc((size_t)tree->node_count * sizeof *fine_colors);
+    if (!fine_colors) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    vxr_lod_colors(tree, palette, 0, tree->node_count, fine_colors);
+    const vxr_result r = vxr_octree_coarse_from(tree, fine_colors, level, dest, err);
+    free(fine_colors);
     return r;
 }

@@ -328,6 +328,11 @@ vxr_result vxr_world_read_index(const char *dir, uint32_t *side, vxr_world_entry
                                 uint32_t *count, vxr_error *err);
 /* dir's palette.vxo: dest's palette, materials and colour size. */
 vxr_result vxr_world_read_palette(const char *dir, vxr_scene *dest, vxr_error *err);
+/* vxr_octree_coarse (vxr/svo.h) with the tree's node colours given
+ * (vxr_lod_colors of it): a tree coarsened at several levels colours its
+ * nodes once. */
+vxr_result vxr_octree_coarse_from(const vxr_octree *tree, const uint32_t *fine_colors,
+                                  uint32_t level, vxr_octree *dest, vxr_error *err);
 /* Chunk e's file (core/world_chunk.c): its octree into *tree (the caller
  * frees it) and the bytes read into *bytes, after checking it is chunk e
  * of a world of world's colours (not its voxel count: see vxr/world.h).

@@ -85,10 +85,14 @@ static vxr_result chunk_file(const vxr_scene *whole, const uint8_t *data, size_t
     vxr_bytes table = {0}, body = {0};
     uint32_t levels = 0;
     vxr_result r = VXR_OK;
-    for (uint32_t level = most < LEVELS ? most : LEVELS; r == VXR_OK && level >= 1; level--) {
+    /* out of memory, or an odd origin: no level stored, the chunk is
+     * coarsened when read */
+    uint32_t *colors = most ? malloc((size_t)t->node_count * sizeof *colors) : NULL;
+    if (colors) vxr_lod_colors(t, whole->palette, 0, t->node_count, colors);
+    for (uint32_t level = most < LEVELS ? most : LEVELS; colors && r == VXR_OK && level >= 1;
+         level--) {
         vxr_octree c;
-        if (vxr_octree_coarse(t, whole->palette, level, &c, NULL) != VXR_OK)
-            continue; /* out of memory or an odd origin: the chunk is coarsened when read */
+        if (vxr_octree_coarse_from(t, colors, level, &c, NULL) != VXR_OK) continue;
         r = put_coarse(whole, &c, level, &table, &body, err);
         levels++;
     }
@@ -101,6 +105,7 @@ static vxr_result chunk_file(const vxr_scene *whole, const uint8_t *data, size_t
     vxr_bytes_put(out, data, size);
     if (r == VXR_OK && (table.failed || body.failed || out->failed))
         r = vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    free(colors);
     free(table.p);
     free(body.p);
     return r;
