@@ -14,7 +14,7 @@
 #
 # BUILD defaults to build-fuzz; TARGETs (vox vl32 qb binvox cub qbt qbcl
 # gox vxm westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh
-# edit scene text world, the default being all) pick a subset. FUZZ_RUNS=N runs
+# edit scene text world chunk, the default being all) pick a subset. FUZZ_RUNS=N runs
 # each target for N executions (with SECONDS 0: no time limit);
 # FUZZ_JOBS=N runs N fuzzing processes per target (libFuzzer -fork);
 # FUZZ_MAX_LEN=N caps the input size (longer seeds are cut), for long runs
@@ -24,7 +24,7 @@ seconds=${1:-45}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${2:-$src/build-fuzz}" && pwd) || exit 2
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-vox vl32 qb binvox cub qbt qbcl gox vxm westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh edit scene text world}
+targets=${*:-vox vl32 qb binvox cub qbt qbcl gox vxm westwood aos litematic schematic kvx kv6 slab6 vxo spec vox_pick mesh edit scene text world chunk}
 runs=${FUZZ_RUNS:--1}
 jobs=${FUZZ_JOBS:-1}
 fuzz=$src/tests/fuzz
@@ -40,6 +40,7 @@ max_len_of() {
     scene) echo 513 ;; # 64 records of 8 bytes after the setup byte
     text) echo 8192 ;;
     world) echo 4096 ;;
+    chunk) echo 65536 ;;
     mesh) echo 65536 ;; # small scenes: meshes are checked by brute force
     *) echo "${FUZZ_MAX_LEN:-2000000}" ;;
     esac
