@@ -389,12 +389,16 @@ typedef struct vxr_chunk_cutter {
 } vxr_chunk_cutter;
 void vxr_chunk_cut_voxel(void *user, int32_t x, int32_t y, int32_t z, uint32_t attr);
 /* Bucket b's voxels (taken: its list is left empty) as chunk file b->c of
- * world dir, with colours' palette, built on `threads` threads; adds the
- * file's size to *bytes and sets *voxels (a cell listed twice takes the
- * later colour and counts once). */
+ * world dir (its .vxc, coarse forms first; core/world_chunk.c), with
+ * colours' palette, built on `threads` threads; adds the file's size to
+ * *bytes and sets *whole_bytes to its whole chunk's .vxo part (what a
+ * whole read reads; either may be NULL) and *voxels (a cell listed twice
+ * takes the later colour and counts once). A .vxo of the chunk written
+ * before the levels is left to the caller (vxr_world_save removes it once
+ * the .vxc is synced). */
 vxr_result vxr_world_write_chunk(const vxr_scene *colours, const char *dir, uint32_t side,
                                  uint32_t threads, vxr_chunk_bucket *b, uint64_t *bytes,
-                                 uint64_t *voxels, vxr_error *err);
+                                 uint64_t *whole_bytes, uint64_t *voxels, vxr_error *err);
 
 /* One shape a .vox scene graph places at a frame, as the writer's graph
  * patcher (core/vox_graph.c) needs it. */

@@ -119,7 +119,7 @@ vxr_result vxr_world_write_index(const char *dir, uint32_t side, const vxr_world
                                  uint32_t count, vxr_error *err) {
     vxr_bytes index = {0};
     char line[128];
-    int len = snprintf(line, sizeof line, "vxr world 1\nchunk %u\nchunks %u\n", side, count);
+    int len = snprintf(line, sizeof line, "vxr world 2\nchunk %u\nchunks %u\n", side, count);
     vxr_bytes_put(&index, line, (size_t)len);
     for (uint32_t i = 0; i < count; i++) {
         len = snprintf(line, sizeof line, "%d %d %d %llu\n", e[i].c[0], e[i].c[1], e[i].c[2],
@@ -223,8 +223,8 @@ vxr_result vxr_world_build(const vxr_scene *scene, const char *dir, uint32_t chu
     for (; r == VXR_OK && written < k.map.n; written++) {
         vxr_chunk_bucket *b = &k.map.b[written];
         memcpy(e[written].c, b->c, sizeof b->c);
-        r = vxr_world_write_chunk(scene, dir, chunk, threads, b, &st.bytes, &e[written].voxels,
-                                  err);
+        r = vxr_world_write_chunk(scene, dir, chunk, threads, b, &st.bytes, NULL,
+                                  &e[written].voxels, err);
         st.voxels += e[written].voxels;
     }
     r = vxr_world_finish(r, scene, dir, chunk, e, written, &st, err);
@@ -315,8 +315,11 @@ vxr_result vxr_world_parse_index(const uint8_t *data, size_t size, const char *p
     char *line;
     long long v[4];
     size_t lineno = 1;
-    if (!(line = next_line(&at, end)) || strcmp(line, "vxr world 1")) {
-        r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:1: not a vxr world (expected 'vxr world 1')", path);
+    /* 2: chunk files hold their coarse forms (.vxc); 1: .vxo alone, read too */
+    if (!(line = next_line(&at, end)) ||
+        (strcmp(line, "vxr world 2") && strcmp(line, "vxr world 1"))) {
+        r = vxr_fail(err, VXR_ERROR_FORMAT, "%s:1: not a vxr world (expected 'vxr world 2' or 1)",
+                     path);
     } else if (++lineno,
                !(line = next_line(&at, end)) || strncmp(line, "chunk ", 6) ||
                    (line += 6, !field(&line, VXR_WORLD_CHUNK_MIN, VXR_WORLD_CHUNK_MAX, &v[0])) ||

@@ -29,8 +29,10 @@ enum {
     VXC_VERSION = 1,
     HEADER = 16,
     ENTRY = 12,
-    LEVELS = VXR_LOD_MAX_LEVEL - VXR_LOD_MIN_LEVEL /* the coarsest a world asks for */
+    LEVELS = 3 /* the most levels a file holds */
 };
+/* the coarsest level a world asks for is stored */
+_Static_assert(VXR_LOD_MAX_LEVEL - VXR_LOD_MIN_LEVEL <= LEVELS, "a .vxc holds every level");
 
 vxr_instance vxr_world_chunk_instance(const int32_t c[3], uint32_t side, uint32_t model) {
     vxr_instance in = {0};
@@ -55,7 +57,10 @@ void vxr_world_chunk_path(char *dest, size_t size, const char *dir, const int32_
 static vxr_result put_coarse(const vxr_scene *colours, vxr_octree *tree, uint32_t level,
                              vxr_bytes *table, vxr_bytes *body, vxr_error *err) {
     vxr_scene *s = vxr_scene_alloc(1, 0);
-    if (!s) return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    if (!s) {
+        vxr_octree_free(tree);
+        return vxr_fail(err, VXR_ERROR_MEMORY, "out of memory");
+    }
     s->attr_size = colours->attr_size;
     memcpy(s->palette, colours->palette, sizeof s->palette);
     s->models[0] = *tree;
@@ -63,6 +68,8 @@ static vxr_result put_coarse(const vxr_scene *colours, vxr_octree *tree, uint32_
     uint8_t *data = NULL;
     size_t size = 0;
     vxr_result r = vxr_save_vxo(s, &data, &size, err);
+    if (r == VXR_OK && size > UINT32_MAX)
+        r = vxr_fail(err, VXR_ERROR_LIMIT, "a coarse form of %zu bytes (at most 4 GiB)", size);
     if (r == VXR_OK) {
         const vxr_octree *m = &s->models[0];
         vxr_bytes_put32(table, level);
@@ -85,14 +92,18 @@ static vxr_result chunk_file(const vxr_scene *whole, const uint8_t *data, size_t
     vxr_bytes table = {0}, body = {0};
     uint32_t levels = 0;
     vxr_result r = VXR_OK;
-    /* out of memory, or an odd origin: no level stored, the chunk is
-     * coarsened when read */
+    /* out of memory, or an odd origin: no level stored (not some: a
+     * reader takes the coarsest stored), the chunk is coarsened when read */
+    const uint32_t top = VXR_LOD_MAX_LEVEL - VXR_LOD_MIN_LEVEL;
     uint32_t *colors = most ? malloc((size_t)t->node_count * sizeof *colors) : NULL;
     if (colors) vxr_lod_colors(t, whole->palette, 0, t->node_count, colors);
-    for (uint32_t level = most < LEVELS ? most : LEVELS; colors && r == VXR_OK && level >= 1;
-         level--) {
+    for (uint32_t level = most < top ? most : top; colors && r == VXR_OK && level >= 1; level--) {
         vxr_octree c;
-        if (vxr_octree_coarse_from(t, colors, level, &c, NULL) != VXR_OK) continue;
+        if (vxr_octree_coarse_from(t, colors, level, &c, NULL) != VXR_OK) {
+            table.n = body.n = 0;
+            levels = 0;
+            break;
+        }
         r = put_coarse(whole, &c, level, &table, &body, err);
         levels++;
     }
@@ -113,7 +124,7 @@ static vxr_result chunk_file(const vxr_scene *whole, const uint8_t *data, size_t
 
 vxr_result vxr_world_write_chunk(const vxr_scene *scene, const char *dir, uint32_t side,
                                  uint32_t threads, vxr_chunk_bucket *b, uint64_t *bytes,
-                                 uint64_t *voxels, vxr_error *err) {
+                                 uint64_t *whole_bytes, uint64_t *voxels, vxr_error *err) {
     vxr_scene_src src;
     vxr_scene_src_init(&src, scene->attr_size);
     memcpy(src.palette, scene->palette, sizeof src.palette);
@@ -147,12 +158,9 @@ vxr_result vxr_world_write_chunk(const vxr_scene *scene, const char *dir, uint32
     char path[PATH_BYTES];
     vxr_world_chunk_path(path, sizeof path, dir, b->c, false);
     if (r == VXR_OK) r = vxr_write_file(path, file.p, file.n, err);
-    if (r == VXR_OK) { /* the chunk as written before the levels, now stale */
-        vxr_world_chunk_path(path, sizeof path, dir, b->c, true);
-        unlink(path);
-    }
     free(file.p);
-    *bytes += file.n;
+    if (bytes) *bytes += file.n;
+    if (whole_bytes) *whole_bytes = size;
     return r;
 }
 
@@ -254,6 +262,11 @@ vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_
     if (r == VXR_OK && p.vxo > VXR_VXO_MAX_BYTES)
         r = vxr_fail(&why, VXR_ERROR_LIMIT, "%llu bytes, over %llu", (unsigned long long)p.vxo,
                      (unsigned long long)VXR_VXO_MAX_BYTES);
+    /* a node takes 8 bytes of its .vxo and 4 of colour: refused before
+     * they are read */
+    if (r == VXR_OK && p.colours > p.vxo / 2)
+        r = vxr_fail(&why, VXR_ERROR_FORMAT, "level %u claims %llu bytes of colours", got,
+                     (unsigned long long)p.colours);
     uint8_t *data = NULL;
     vxr_scene *c = NULL;
     if (r == VXR_OK) r = read_range(fd, p.at, p.vxo + p.colours, &data, &why);
@@ -269,6 +282,7 @@ vxr_result vxr_world_read_chunk(const char *dir, uint32_t side, const vxr_world_
     bool ok = c->model_count == 1 && m->voxel_count > 0 && c->attr_size == world->attr_size &&
               !memcmp(c->palette, world->palette, sizeof c->palette) &&
               p.colours == (got ? 4ull * m->node_count : 0) &&
+              (!got || (p.whole >= m->voxel_count && p.whole <= (uint64_t)side * side * side)) &&
               (got ? !t : c->instance_count == 1 && c->instances[0].model == 0 && t->scale == 1);
     for (int k = 0; ok && k < 3; k++) {
         ok = m->vmin[k] >= 0 && m->vmax[k] <= (int32_t)cells;

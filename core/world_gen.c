@@ -40,7 +40,7 @@ vxr_result vxr_world_build_generated(const char *name, const char *dir, uint32_t
                     r = vxr_fail(err, r, "%s: chunk %d %d %d: out of memory", name, x, y, z);
                 } else if (b.m.count) {
                     memcpy(e[written].c, b.c, sizeof b.c);
-                    r = vxr_world_write_chunk(colours, dir, chunk, threads, &b, &st.bytes,
+                    r = vxr_world_write_chunk(colours, dir, chunk, threads, &b, &st.bytes, NULL,
                                               &e[written].voxels, err);
                     st.voxels += e[written++].voxels;
                 }

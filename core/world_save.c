@@ -274,7 +274,7 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
             listed[slot[b]] = true;
         uint64_t voxels = 0;
         if (bk->m.count)
-            r = vxr_world_write_chunk(w->colours, w->dir, w->side, w->n_threads, bk, &size[b],
+            r = vxr_world_write_chunk(w->colours, w->dir, w->side, w->n_threads, bk, NULL, &size[b],
                                       &voxels, err);
         memcpy(e[slot[b]].c, bk->c, sizeof bk->c);
         e[slot[b]].voxels = voxels;
@@ -299,11 +299,12 @@ vxr_result vxr_world_save(vxr_world *w, uint32_t *written, vxr_error *err) {
         for (uint32_t b = 0; b < k.map.n; b++) {
             if (slot[b] < 0) continue;
             const uint32_t i = (uint32_t)slot[b];
-            if (!e[i].voxels && i < w->count && w->e[i].voxels) {
-                for (int plain = 0; plain < 2; plain++) {
-                    vxr_world_chunk_path(path, sizeof path, w->dir, e[i].c, plain);
-                    unlink(path);
-                }
+            /* and a chunk written before the levels leaves its .vxo (its
+             * .vxc, synced above, wins meanwhile) */
+            for (int plain = 0; plain < 2; plain++) {
+                if (!plain && (e[i].voxels || i >= w->count || !w->e[i].voxels)) continue;
+                vxr_world_chunk_path(path, sizeof path, w->dir, e[i].c, plain);
+                unlink(path);
             }
             if (i < w->count && w->state[i] == RESIDENT) {
                 w->file_bytes += size[b] - w->bytes[i];

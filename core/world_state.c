@@ -90,6 +90,7 @@ vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err) {
     GROW(ask);
     GROW(refine);
     GROW(fine_gpu);
+    GROW(fine_bytes);
     GROW(epoch);
     GROW(queue);
 #undef GROW
@@ -141,7 +142,8 @@ static vxr_result integrate(vxr_world *w, uint32_t i, vxr_error *err) {
         return r;
     }
     if (finer) {
-        w->file_bytes -= w->bytes[i]; /* added again below (a chunk's file, whole or coarse) */
+        w->file_bytes -= w->bytes[i]; /* added again below */
+        w->bytes[i] = w->fine_bytes[i];
         w->gpu[i] = w->fine_gpu[i];
         vxr_scene_remove_model(w->scene, w->model[i]);
     } else {
@@ -238,6 +240,7 @@ vxr_result vxr_world_refine(vxr_world *w, uint32_t model, bool *changed, vxr_err
         w->ready[i] = tree;
         w->ask[i] = 0;
         w->fine_gpu[i] = vxr_octree_gpu_bytes(&tree);
+        w->fine_bytes[i] = bytes;
         w->refine[i] = READY;
     }
     pthread_mutex_lock(&w->lock);

@@ -35,6 +35,7 @@ static void finish(vxr_world *w, uint32_t i, bool finer, uint32_t epoch, vxr_res
         w->ask[i] = (uint8_t)level;
         if (finer) { /* the resident one's counts stay until it takes its place */
             w->fine_gpu[i] = gpu;
+            w->fine_bytes[i] = bytes;
         } else {
             w->bytes[i] = bytes;
             w->gpu[i] = gpu;
@@ -111,7 +112,8 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
     VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
-             w->level, w->ask, w->refine, w->fine_gpu, w->epoch, w->threads, w->queue, w);
+             w->level, w->ask, w->refine, w->fine_gpu, w->fine_bytes, w->epoch, w->threads,
+             w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side

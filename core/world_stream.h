@@ -25,7 +25,8 @@ struct vxr_world {
     /* per chunk; state, ready and the queue are the loaders' too (lock) */
     uint8_t *state;
     uint32_t *model;   /* RESIDENT: its model in the scene */
-    uint64_t *bytes;   /* READY, RESIDENT: its file's size (a generated one's arrays) */
+    uint64_t *bytes;   /* READY, RESIDENT: the bytes read of its file, its coarse form's
+                          alone when coarse (a generated one's arrays) */
     uint64_t *seen;    /* the last update that wanted it */
     uint64_t *version; /* RESIDENT: its model's version when read or last written back */
     uint64_t *gpu;     /* READY, RESIDENT: vxr_octree_gpu_bytes of its tree (O(nodes)), */
@@ -39,8 +40,9 @@ struct vxr_world {
     uint8_t *refine;    /* RESIDENT: a finer tree's state: ABSENT (none asked for), QUEUED,
                            LOADING, READY or FAILED */
     uint64_t *fine_gpu; /* RESIDENT, refine READY: vxr_octree_gpu_bytes of the finer tree */
-    uint32_t *epoch;    /* evictions: a finer read begun before one is dropped */
-    float lod_k;        /* vxr_world_set_lod's footprint */
+    uint64_t *fine_bytes; /* and its bytes read */
+    uint32_t *epoch;      /* evictions: a finer read begun before one is dropped */
+    float lod_k;          /* vxr_world_set_lod's footprint */
     bool lod_fixed;
     uint64_t updates;
     uint64_t resident_bytes; /* the resident models' vxr_octree_gpu_bytes (the budget's),
@@ -92,8 +94,8 @@ void vxr_world_evict(vxr_world *w, uint32_t i);
 /* Reads or generates chunk i (a loader's work, on any thread, without the
  * lock): *tree whole, or its coarse form of level *level when `level` asks
  * for one and the tree is deep enough (vxr_world_set_lod), with its
- * level-of-detail colours and wide form; *bytes its file's size (a
- * generated one's arrays), *whole the voxels of the whole chunk. */
+ * level-of-detail colours and wide form; *bytes the bytes read of its
+ * file (a generated one's arrays), *whole the voxels of the whole chunk. */
 vxr_result vxr_world_make_chunk(const vxr_world *w, uint32_t i, uint32_t *level, vxr_octree *tree,
                                 uint64_t *bytes, uint32_t *whole, vxr_error *err);
 /* Grows the per-chunk arrays to hold `count` chunks (loaders quiesced). */

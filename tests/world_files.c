@@ -262,7 +262,7 @@ static void test_refused(void) {
     static const struct {
         const char *text, *says;
     } bad[] = {{"", "world.vxw:1: not a vxr world"},
-               {"vxr world 2\nchunk 32\nchunks 0\n", ":1: not a vxr world"},
+               {"vxr world 3\nchunk 32\nchunks 0\n", ":1: not a vxr world"},
                {"vxr world 1\nchunk 48\nchunks 0\n", ":2: expected 'chunk N'"},
                {"vxr world 1\nchunk 32\nchunks -1\n", ":3: expected 'chunks K'"},
                {"vxr world 1\nchunk 32\nchunks 2\n0 0 0 5\n", ":5: expected 'CX CY CZ VOXELS'"},

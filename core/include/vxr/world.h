@@ -7,7 +7,7 @@
  * is replaced the same way, last.
  *
  * world.vxw is text, one item a line:
- *     vxr world 1
+ *     vxr world 2              (1 in worlds whose chunk files are .vxo: read too)
  *     chunk N                  (the chunk's side in cells, a power of two, 16..4096)
  *     chunks K                 (how many lines follow)
  *     CX CY CZ VOXELS          (K lines: a chunk's grid coordinates and voxel count)
