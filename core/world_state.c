@@ -92,6 +92,7 @@ vxr_result vxr_world_grow(vxr_world *w, uint32_t count, vxr_error *err) {
     GROW(fine_gpu);
     GROW(fine_bytes);
     GROW(epoch);
+    GROW(want_level);
     GROW(queue);
 #undef GROW
     w->cap = cap;
@@ -164,7 +165,9 @@ vxr_result vxr_world_take_ready(vxr_world *w, uint64_t limit, vxr_error *err) {
     uint64_t taken = 0;
     for (uint32_t i = 0; i < w->count && !(taken && taken >= limit); i++) {
         const bool finer = w->state[i] == RESIDENT && w->refine[i] == READY;
-        if (finer && vxr_world_chunk_edited(w, i)) { /* never over edits */
+        /* never over edits, nor coarser than the last update wants now */
+        if (finer && (vxr_world_chunk_edited(w, i) ||
+                      (w->ask[i] > w->level[i] && w->ask[i] > w->want_level[i]))) {
             vxr_octree_free(&w->ready[i]);
             w->refine[i] = ABSENT;
             continue;

@@ -13,6 +13,10 @@
 #include "procgen.h"
 #include "world_stream.h"
 
+/* A chunk left behind is made coarser where it would be at this fraction
+ * of its distance (wanted_level). */
+static const double COARSEN_NEAR = 0.8;
+
 /* A loaded tree for chunk i (under the lock): ready to be taken in, or
  * freed when the chunk no longer waits for it (evicted while a finer tree
  * was read). */
@@ -112,8 +116,8 @@ void vxr_world_close(vxr_world *w) {
     vxr_scene_destroy(w->colours);
     vxr_spheres_destroy(w->spheres);
     VXR_FREE(w->e, w->state, w->model, w->bytes, w->seen, w->version, w->gpu, w->gpu_at, w->ready,
-             w->level, w->ask, w->refine, w->fine_gpu, w->fine_bytes, w->epoch, w->threads,
-             w->queue, w);
+             w->level, w->ask, w->refine, w->fine_gpu, w->fine_bytes, w->epoch, w->want_level,
+             w->threads, w->queue, w);
 }
 
 /* The chunks of a generated world (@terrain:N): every chunk of side
@@ -232,8 +236,11 @@ static float centre_distance(const vxr_world *w, uint32_t i, const float p[3]) {
  * the highest level L of 1 to 3 at which every ray from p stops in the
  * chunk at levels L + 2 and up (its edge 2^(L + 2) under the footprint
  * at the chunk's box, with a margin for the walks' rounding), which the
- * coarse form of level L holds whole; 0 when none is. */
-static uint32_t wanted_level(const vxr_world *w, uint32_t i, const float p[3]) {
+ * coarse form of level L holds whole; 0 when none is. With `near` below
+ * 1, the level for p that much nearer: a chunk is made coarser only well
+ * past the rule's bound, so that one at the bound does not go back and
+ * forth. */
+static uint32_t wanted_level(const vxr_world *w, uint32_t i, const float p[3], double near) {
     if (!(w->lod_k > 0.0f)) return 0;
     double d2 = 0;
     for (int k = 0; k < 3; k++) {
@@ -241,7 +248,7 @@ static uint32_t wanted_level(const vxr_world *w, uint32_t i, const float p[3]) {
         const double out = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
         d2 += out * out;
     }
-    const double footprint = 0.98 * w->lod_k * (w->lod_fixed ? 1.0 : sqrt(d2));
+    const double footprint = 0.98 * w->lod_k * (w->lod_fixed ? 1.0 : near * sqrt(d2));
     uint32_t level = 0;
     while (level < VXR_LOD_MAX_LEVEL - VXR_LOD_MIN_LEVEL &&
            (double)(1u << (level + 1 + VXR_LOD_MIN_LEVEL)) < footprint)
@@ -257,6 +264,7 @@ void vxr_world_set_lod(vxr_world *w, float k, bool fixed) {
 typedef struct by_distance {
     float d;
     uint32_t i, level; /* wanted: the level of detail wanted */
+    uint32_t far;      /* the level a finer chunk is made coarser at (wanted_level) */
 } by_distance;
 
 static int cmp_distance(const void *a, const void *b) {
@@ -300,6 +308,22 @@ static bool wants_finer(const vxr_world *w, uint32_t i, uint32_t level) {
            !vxr_world_chunk_edited(w, i);
 }
 
+/* Whether resident chunk i, finer than `far` (the level a finer one is
+ * coarsened at), may be read again at that level: its bytes fall, its
+ * frames and picks stay those of the whole chunk. */
+static bool wants_coarser(const vxr_world *w, uint32_t i, uint32_t far) {
+    return w->state[i] == RESIDENT && w->level[i] < far && w->refine[i] != FAILED &&
+           !vxr_world_chunk_edited(w, i);
+}
+
+/* `level`, or less when resident chunk i's whole tree is too shallow for
+ * it (vxr_world_make_chunk's bound, from the resident model's depth). */
+static uint32_t level_for(const vxr_world *w, uint32_t i, uint32_t level) {
+    const uint32_t depth = w->scene->models[w->model[i]].depth + w->level[i];
+    const uint32_t most = depth >= VXR_BRICK_LEVEL + 2 ? depth - VXR_BRICK_LEVEL - 1 : 0;
+    return level < most ? level : most;
+}
+
 /* What the n wanted chunks not resident, or not as fine as wanted, would
  * take. */
 static uint64_t wanted_need(const vxr_world *w, const by_distance *want, size_t n) {
@@ -317,7 +341,7 @@ static uint32_t unwanted(const vxr_world *w, const float eye[3], by_distance *ou
     uint32_t n_out = 0;
     for (uint32_t i = 0; i < w->count; i++)
         if (w->state[i] == RESIDENT && w->seen[i] != w->updates)
-            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i, 0};
+            out[n_out++] = (by_distance){-centre_distance(w, i, eye), i, 0, 0};
     if (n_out) qsort(out, n_out, sizeof *out, cmp_distance);
     return n_out;
 }
@@ -339,8 +363,10 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         uint64_t i = 0;
         vxr_spheres_get(w->spheres, handles[k], NULL, NULL, &i);
         want[k] = (by_distance){centre_distance(w, (uint32_t)i, eye), (uint32_t)i,
-                                wanted_level(w, (uint32_t)i, eye)};
+                                wanted_level(w, (uint32_t)i, eye, 1.0),
+                                wanted_level(w, (uint32_t)i, eye, COARSEN_NEAR)};
         w->seen[i] = w->updates;
+        w->want_level[i] = (uint8_t)want[k].level;
     }
     if (n) qsort(want, n, sizeof *want, cmp_distance);
     pthread_mutex_lock(&w->lock);
@@ -386,15 +412,17 @@ vxr_result vxr_world_update(vxr_world *w, const float eye[3], vxr_world_status *
         const uint32_t i = want[k].i, level = want[k].level;
         if (!w->e[i].voxels) continue; /* emptied by edits */
         const bool finer = wants_finer(w, i, level);
-        if (w->state[i] == RESIDENT && !finer) continue;
-        incomplete++;
-        uint8_t *state = finer ? &w->refine[i] : &w->state[i];
+        const uint32_t far = w->state[i] == RESIDENT ? level_for(w, i, want[k].far) : 0;
+        const bool coarser = !finer && wants_coarser(w, i, far);
+        if (w->state[i] == RESIDENT && !finer && !coarser) continue;
+        incomplete += !coarser; /* a chunk finer than wanted is complete */
+        uint8_t *state = finer || coarser ? &w->refine[i] : &w->state[i];
         if (*state == ABSENT && (!w->budget || expect < w->budget)) {
             *state = QUEUED;
-            w->ask[i] = (uint8_t)level;
+            w->ask[i] = (uint8_t)(coarser ? far : level);
             w->queue[w->q_count++] = i;
         }
-        if (*state == QUEUED || *state == LOADING || *state == READY)
+        if (!coarser && (*state == QUEUED || *state == LOADING || *state == READY))
             expect += chunk_guess(w, i, level);
     }
     if (w->q_count) pthread_cond_broadcast(&w->wake);

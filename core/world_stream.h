@@ -42,6 +42,7 @@ struct vxr_world {
     uint64_t *fine_gpu; /* RESIDENT, refine READY: vxr_octree_gpu_bytes of the finer tree */
     uint64_t *fine_bytes; /* and its bytes read */
     uint32_t *epoch;      /* evictions: a finer read begun before one is dropped */
+    uint8_t *want_level;  /* the level the last update that wanted it wanted */
     float lod_k;          /* vxr_world_set_lod's footprint */
     bool lod_fixed;
     uint64_t updates;

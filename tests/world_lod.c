@@ -5,7 +5,8 @@
  * and bit for bit in t, colour and box, those over the same world with
  * every chunk whole; coming nearer refines chunks in place until the view
  * is complete; vxr_world_refine makes one whole at once, and
- * vxr_world_make_resident all of them; and a world of files refuses to
+ * vxr_world_make_resident all of them; going away again makes chunks
+ * coarse again; and a world of files refuses to
  * read whole or write back a coarse chunk that was edited, keeping its
  * files. */
 #include <math.h>
@@ -170,6 +171,16 @@ static void test_levels(void) {
     CHECK_EQ_INT(scaled, 0);
     CHECK(vxr_world_update(coarse, near, &st, NULL) == VXR_OK);
     CHECK_EQ_INT(st.coarse, 0);
+    /* back far away: chunks left behind whole are made coarse again, at
+     * most at the rule's level, and the picks stay the whole world's */
+    const uint64_t whole_bytes = st.resident_bytes;
+    settle(coarse, eye, &st);
+    settle(whole, eye, &sw);
+    CHECK_EQ_INT(st.missing, 0);
+    CHECK_EQ_INT(check_levels(coarse, eye, false), st.coarse);
+    CHECK(st.coarse > st.resident / 4 && st.resident_bytes < whole_bytes);
+    fprintf(stderr, "back: %u of %u chunks coarse again\n", st.coarse, st.resident);
+    check_picks(coarse, whole, eye);
     vxr_world_close(coarse);
     vxr_world_close(whole);
 }

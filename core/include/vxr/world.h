@@ -176,8 +176,11 @@ VXR_API void vxr_world_set_budget(vxr_world *world, uint64_t budget_bytes);
  * as no footprint in the view passes 2^(VXR_LOD_MAX_LEVEL + 1), where the
  * coarse form may stop higher). As the eye comes nearer, a finer form is
  * read and takes the coarse one's place in one update (meanwhile the
- * chunk is drawn coarse and counts as missing); a finer one stays until
- * evicted. A coarse chunk is never written back: edit a chunk only once
+ * chunk is drawn coarse and counts as missing). As it goes away, a chunk
+ * not edited is read again coarser, once the rule gives that level at 0.8
+ * of its distance (so that a chunk at a bound does not go back and forth;
+ * it is complete meanwhile), and a coarser form ready when the eye has come
+ * back nearer is dropped. A coarse chunk is never written back: edit a chunk only once
  * vxr_world_refine made it whole (vxr_world_save refuses an edited
  * coarse one, keeping the edits). */
 VXR_API void vxr_world_set_lod(vxr_world *world, float k, bool fixed);
