@@ -162,7 +162,9 @@ int cmd_bench_world(int argc, char **argv) {
     const double stop = cli_now();
     bench_frame extra;
     /* (a view the budget leaves incomplete asks for nothing more: it ends) */
-    while (r == VXR_OK && st.loading && cli_now() - stop < COMPLETE_SECONDS) {
+    /* (complete: no wanted chunk missing, or coarser than wanted; reads
+     * of chunks left behind, to make them coarser, may go on) */
+    while (r == VXR_OK && st.missing && st.loading && cli_now() - stop < COMPLETE_SECONDS) {
         r = frame(w, budget, &gpu, ren, target, &cam, lod, &st, &extra, &err);
         if (st.resident_bytes > resident_peak) resident_peak = st.resident_bytes;
     }
@@ -174,7 +176,7 @@ int cmd_bench_world(int argc, char **argv) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         const unsigned long long rss = (unsigned long long)ru.ru_maxrss * 1024ull;
-        const bool done = !st.missing && !st.loading;
+        const bool done = !st.missing;
         /* the loaders' rate: their voxels over their busy time, times the two threads */
         const double mvox_s =
             st.made_seconds > 0 ? 2e-6 * (double)st.made_voxels / st.made_seconds : 0;
