@@ -185,6 +185,11 @@ static bool split(vxr_bvh *t, const vxr_gpu_instance *records, uint32_t leaf, ui
         note(t, &t->nodes_changed, k);
     }
     note(t, &t->nodes_changed, leaf);
+    /* The children's boxes are those of the items' records now. An item
+     * that moved and is followed later in the same update is already in
+     * them, so the refit that follow() starts at its leaf stops there:
+     * the boxes above must take it in now. */
+    refit(t, records, leaf);
     return true;
 }
 

@@ -395,12 +395,14 @@ static vxr_result walk(const vxr_picker *p, const vxr_ray *ray, uint32_t level, 
     while (sp > 0) {
         const vxr_gpu_bvh_node *nd = &h->nodes[stack[--sp]];
         if (nd->count) {
-            /* In a leaf of two, each item's own box first: as with the
-             * hierarchy's boxes, whose margin covers the rounding of the
-             * instance transforms, no hit in it is at or before best.t
-             * when the box is entered after that. The GPU traces every
-             * item of a leaf; so do the rays with odd components here
-             * (box tests by vxr_box_enter), for which no margin is proof. */
+            /* In a leaf of more than one (the builder's leaves hold one;
+             * updates fill them up to LEAF_MAX), each item's own box
+             * first: as with the hierarchy's boxes, whose margin covers
+             * the rounding of the instance transforms, no hit in it is at
+             * or before best.t when the box is entered after that. The
+             * GPU traces every item of a leaf; so do the rays with odd
+             * components here (box tests by vxr_box_enter), for which no
+             * margin is proof. */
             for (uint32_t k = 0; k < nd->count; k++) {
                 const uint32_t i = h->items[nd->first + k];
                 const float *box = &p->box[6 * (size_t)i];

@@ -192,12 +192,14 @@ typedef uint32_t vxr_uint;
 #define VXR_PICK_MISS       0xffffffffu /* the instance of a record without a hit */
 
 /* Depth of the instance hierarchy (vxr/bvh.h): a median split halves the
- * items at every level and leaves hold up to VXR_BVH_LEAF items, so n < 2^32
- * items give at most 32 levels below the root. A depth-first walk that
- * pushes both children of each node it pops holds at most one pending
- * sibling per level, plus the node in hand: VXR_BVH_STACK entries suffice
- * for every hierarchy the builder can make (it checks the bound). */
-#define VXR_BVH_LEAF      2u
+ * items at every level and the builder's leaves hold up to VXR_BVH_LEAF
+ * items, so n < 2^32 items give at most 32 levels below the root. A
+ * depth-first walk that pushes both children of each node it pops holds
+ * at most one pending sibling per level, plus the node in hand:
+ * VXR_BVH_STACK entries suffice for every hierarchy the builder can make
+ * (it checks the bound; updates fill leaves up to 4 and rebuild rather
+ * than pass it). */
+#define VXR_BVH_LEAF      1u
 #define VXR_BVH_MAX_DEPTH 33u
 #define VXR_BVH_STACK     64u
 

@@ -13,9 +13,10 @@
  *
  * Boxes are the instances' world AABBs widened by a relative 1e-4 so that
  * no grazing hit is cut; a median split along the widest axis of the box
- * centres; leaves of up to VXR_BVH_LEAF items. Depth is at most
- * VXR_BVH_MAX_DEPTH, so a walk's stack of VXR_BVH_STACK entries never
- * overflows (vxr_layout.h has the proof).
+ * centres; leaves of up to VXR_BVH_LEAF items (one: every item is reached
+ * through a box test that orders it; updates fill leaves up to four).
+ * Depth is at most VXR_BVH_MAX_DEPTH, so a walk's stack of VXR_BVH_STACK
+ * entries never overflows (vxr_layout.h has the proof).
  *
  * Changes (vxr_bvh_update) are made in place:
  *  - An item that moved: the boxes on the path from its leaf to the root
