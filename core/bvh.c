@@ -151,9 +151,12 @@ static void select_kth(uint32_t *items, uint32_t *pos, uint32_t count, uint32_t 
     }
 }
 
-static void build_node(builder *b, uint32_t node, uint32_t first, uint32_t count, uint32_t depth) {
+static void build_node(builder *b, uint32_t node, uint32_t first, uint32_t count, uint32_t depth,
+                       uint32_t skip) {
     vxr_bvh *t = b->bvh;
     vxr_gpu_bvh_node *nd = &t->nodes[node];
+    nd->skip = skip;
+    memset(nd->reserved, 0, sizeof nd->reserved);
     if (depth > t->depth) t->depth = depth;
     float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < 3; k++) {
@@ -190,8 +193,8 @@ static void build_node(builder *b, uint32_t node, uint32_t first, uint32_t count
     nd->first = left;
     nd->count = 0;
     t->parent[left] = t->parent[left + 1] = node;
-    build_node(b, left, first, half, depth + 1);
-    build_node(b, left + 1, first + half, count - half, depth + 1);
+    build_node(b, left, first, half, depth + 1, left + 1);
+    build_node(b, left + 1, first + half, count - half, depth + 1, skip);
 }
 
 static vxr_result marks_init(vxr_bvh_marks *m, size_t entries) {
@@ -252,7 +255,7 @@ vxr_result vxr_bvh_build(const vxr_scene *s, const vxr_gpu_instance *records, vx
     }
     dest->node_count = 1;
     dest->parent[0] = NONE;
-    build_node(&b, 0, 0, dest->item_count, 0);
+    build_node(&b, 0, 0, dest->item_count, 0, VXR_BVH_END);
     free(b.box), free(b.centre), free(b.positions);
     dest->built_cost = dest->cost;
     /* a median split cannot exceed it; the walks' stacks rely on it */

@@ -168,8 +168,9 @@ static bool split(vxr_bvh *t, const vxr_gpu_instance *records, uint32_t leaf, ui
     uint32_t half = count / 2, kids = t->node_count;
     t->node_count += 2;
     t->cost -= weight(nd);
-    t->nodes[kids] = (vxr_gpu_bvh_node){{0, 0, 0}, first, {0, 0, 0}, half};
-    t->nodes[kids + 1] = (vxr_gpu_bvh_node){{0, 0, 0}, first + half, {0, 0, 0}, count - half};
+    t->nodes[kids] = (vxr_gpu_bvh_node){{0, 0, 0}, first, {0, 0, 0}, half, kids + 1, {0}};
+    t->nodes[kids + 1] =
+        (vxr_gpu_bvh_node){{0, 0, 0}, first + half, {0, 0, 0}, count - half, nd->skip, {0}};
     t->room[kids] = half;
     t->room[kids + 1] = t->room[leaf] - half;
     nd->first = kids;
@@ -272,7 +273,9 @@ static bool remove_item(vxr_bvh *t, const vxr_gpu_instance *records, uint32_t i)
     uint32_t sib = p->first + (p->first == leaf ? 1 : 0);
     const vxr_gpu_bvh_node *s = &t->nodes[sib];
     t->cost -= weight(nd) + weight(s) + weight(p);
+    uint32_t skip = p->skip;
     *p = *s;
+    p->skip = skip;
     t->room[up] = t->room[sib];
     t->cost += weight(p);
     if (p->count)
@@ -281,6 +284,13 @@ static bool remove_item(vxr_bvh *t, const vxr_gpu_instance *records, uint32_t i)
     else
         t->parent[p->first] = t->parent[p->first + 1] = up;
     note(t, &t->nodes_changed, up);
+    /* the last descendants of the subtree now end where up's does */
+    for (uint32_t n = up; t->nodes[n].count == 0;) {
+        n = t->nodes[n].first + 1;
+        if (t->nodes[n].skip == skip) break;
+        t->nodes[n].skip = skip;
+        note(t, &t->nodes_changed, n);
+    }
     refit(t, records, t->parent[up]);
     return true;
 }

@@ -93,11 +93,10 @@ float tmax; /* the best hit so far: cells beyond it are pruned, ties kept */
  * Exact: a hit cube inside a cell is entered before the cell is left. */
 float t_beam;
 /* Light rays: a voxel that holds no hit (the primary hit's: rays leave its
- * face) of instance l_skip_i, m_skip when the current instance is it; and
- * whether any hit will do (the walk ends at the first). */
+ * face) of instance l_skip_i, m_skip when the current instance is it. */
 uint l_skip_i = VXR_PICK_MISS;
 ivec3 l_skip_lo;
-bool m_skip = false, l_any = false;
+bool m_skip = false;
 bool l_glass = false; /* a path's ray through glass: glass voxels hold no hit */
 
 /* A hit inside one octree, model space (pick.c's cell_hit). h_level
@@ -617,7 +616,7 @@ void trace_scene(float pad, float t_limit) {
      * mask, so a step that only pops nodes no longer carries an octree
      * walk; each ray still traces its items in the same order. */
     uint first = 0u, left = 0u; /* the leaf's items yet to trace */
-    while ((sp > 0u || left > 0u) && !(LIGHT != VXR_LIGHT_FLAT && l_any && best_i != VXR_PICK_MISS)) {
+    while (sp > 0u || left > 0u) {
         while (left == 0u && sp > 0u) {
             uint nd = stack[--sp];
             uint f = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO).w,
@@ -646,6 +645,38 @@ void trace_scene(float pad, float t_limit) {
             }
             if (ta < VXR_INF) stack[sp++] = ia;
             if (tb < VXR_INF) stack[sp++] = ib;
+        }
+        if (left > 0u) {
+            trace_instance(FETCH(items, first).x);
+            first++;
+            left--;
+        }
+    }
+}
+
+/* Whether any hit lies within t_limit (best_i: the instance of one, or
+ * VXR_PICK_MISS): the light rays. Which instance holds the hit does not
+ * matter, so the walk takes the hierarchy in depth-first order by the
+ * nodes' skip links (vxr_layout.h) and ends at the first hit: no stack, a
+ * per-lane array that lavapipe reads and writes a lane at a time.
+ * While-while as trace_scene. */
+void trace_any(float pad, float t_limit) {
+    best_t = t_limit;
+    best_i = VXR_PICK_MISS;
+    uint nd = pc.bvh_nodes == 0u ? VXR_BVH_END : 0u;
+    uint first = 0u, left = 0u;
+    while ((nd != VXR_BVH_END || left > 0u) && best_i == VXR_PICK_MISS) {
+        while (left == 0u && nd != VXR_BVH_END) {
+            uvec4 lo = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO),
+                  hi = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_HI);
+            uint skip = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LINK).x;
+            bool enter = vxr_box_enter(ro, rd, uintBitsToFloat(lo.xyz), uintBitsToFloat(hi.xyz),
+                                       pad, best_t) < VXR_INF;
+            nd = enter && hi.w == 0u ? lo.w : skip;
+            if (enter && hi.w != 0u) {
+                first = lo.w;
+                left = hi.w;
+            }
         }
         if (left > 0u) {
             trace_instance(FETCH(items, first).x);
@@ -702,9 +733,8 @@ void path_samples(uvec2 px, uint base, uint end, vec3 world, vec3 n, vec3 albedo
             float cs = vxr_dot3(sn, fr.sun.xyz);
             bool go = cs > 0.0 && (smat.x == VXR_MATERIAL_DIFFUSE || smat.x == VXR_MATERIAL_EMIT);
             vxr_sun_dir(fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w, u, rd);
-            l_any = true;
             best_i = 0u;
-            if (go) trace_scene(pc.grid_pad, VXR_INF);
+            if (go) trace_any(pc.grid_pad, VXR_INF);
             if (!go || best_i != VXR_PICK_MISS) continue;
             for (int c = 0; c < 3; c++) {
                 precise float v = thr[c] * salb[c] * fr.sun_color[c] * cs;
@@ -718,7 +748,6 @@ void path_samples(uvec2 px, uint base, uint end, vec3 world, vec3 n, vec3 albedo
         for (int c = 0; c < 3; c++) thr[c] = thr[c] * b.w[c];
         ro = b.o;
         rd = b.d;
-        l_any = false;
         l_glass = b.through;
         trace_scene(pc.grid_pad, VXR_INF);
         l_glass = false;
@@ -806,7 +835,6 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         cos_sun = cos_sun > 0.0 ? cos_sun : 0.0;
         l_skip_i = best_i;
         l_skip_lo = best_lo;
-        l_any = true;
         t_beam = 0.0;
         if (LIGHT == VXR_LIGHT_PATH) path_samples(px, base, end, world, n, albedo, emit, s0, s1);
         /* One trace call for every light ray: lavapipe inlines each call. */
@@ -819,7 +847,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
             vxr_lit_dir(role, n, fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
                         vxr_sample_uv(px.x, px.y, s, role), rd);
             best_i = role == 0u ? 0u : VXR_PICK_MISS;
-            if (go) trace_scene(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
+            if (go) trace_any(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
             if (best_i != VXR_PICK_MISS) continue;
             if (role == 0u) {
                 s0.w += 1.0;

@@ -67,10 +67,14 @@
  *   +---------------------+
  *
  * Renderer buffers beside the blob's sections:
- *   bvh nodes (vxr_gpu_bvh_node, 32 bytes): the instance hierarchy of
+ *   bvh nodes (vxr_gpu_bvh_node, 48 bytes): the instance hierarchy of
  *     vxr/bvh.h as it is; node 0 is the root; a leaf has count > 0 and
  *     holds items[first .. first + count), an inner node has count == 0 and
- *     children first and first + 1.
+ *     children first and first + 1. skip is the node that follows the
+ *     node's subtree in depth-first order (first child first), VXR_BVH_END
+ *     after the last: a walk that needs no order (any hit will do) goes
+ *     to first on entering an inner node and to skip otherwise, with no
+ *     stack.
  *   bvh items (uint): visible instance indices, identical instances
  *     collapsed to the lowest (vxr/bvh.h).
  *   pick records (vxr_gpu_pick, 32 bytes per pixel, row 0 at the top):
@@ -318,9 +322,11 @@ typedef uint32_t vxr_uint;
 #define VXR_INSTANCE_MIN      6u /* xyz world AABB min, w model (uint bits) */
 #define VXR_INSTANCE_MAX      7u /* xyz world AABB max, w flags (uint bits) */
 #define VXR_INSTANCE_MISC     8u /* x scale, y view distance */
-#define VXR_BVH_TEXELS        2u
-#define VXR_BVH_LO            0u /* xyz box min, w first (uint bits) */
-#define VXR_BVH_HI            1u /* xyz box max, w count (uint bits) */
+#define VXR_BVH_TEXELS        3u
+#define VXR_BVH_LO            0u          /* xyz box min, w first (uint bits) */
+#define VXR_BVH_HI            1u          /* xyz box max, w count (uint bits) */
+#define VXR_BVH_LINK          2u          /* x skip */
+#define VXR_BVH_END           0xffffffffu /* the skip of the last subtree */
 
 /* The push constants (128 bytes, the least every device offers): the
  * camera of vxr/camera.h as derived (eye, forward, right, up, tan_half_fov,
@@ -447,6 +453,8 @@ typedef struct vxr_gpu_bvh_node {
     uint32_t first;
     float hi[3];
     uint32_t count;
+    uint32_t skip;        /* the node after this one's subtree, depth-first */
+    uint32_t reserved[3]; /* 0 */
 } vxr_gpu_bvh_node;
 
 /* One pixel's compact pick record (the layout above). */
@@ -507,6 +515,7 @@ VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_instance, scale, VXR_INSTANCE_MISC, 0), "ins
 VXR_STATIC_ASSERT(sizeof(vxr_gpu_bvh_node) == 16 * VXR_BVH_TEXELS, "bvh node stride");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_bvh_node, first, VXR_BVH_LO, 3), "bvh first");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_bvh_node, count, VXR_BVH_HI, 3), "bvh count");
+VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_bvh_node, skip, VXR_BVH_LINK, 0), "bvh skip");
 VXR_STATIC_ASSERT(sizeof(vxr_gpu_pick) == 32, "vxr_gpu_pick is 2 x uvec4");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, t, 1, 0), "pick t in b.x");
 VXR_STATIC_ASSERT(VXR_TEXEL(vxr_gpu_pick, shape, 1, 1), "pick shape in b.y");

@@ -243,14 +243,17 @@ static uint32_t check_tree(const vxr_scene *s, const vxr_gpu_instance *rec, cons
     memset(seen, 0, n * sizeof *seen);
     double cost = 0;
     if (t->node_count) {
-        uint32_t stack[2 * VXR_BVH_STACK], depth[2 * VXR_BVH_STACK], sp = 0;
+        /* want: the node's skip, the depth-first successor of its subtree */
+        uint32_t stack[2 * VXR_BVH_STACK], depth[2 * VXR_BVH_STACK], want[2 * VXR_BVH_STACK],
+            sp = 0;
         stack[sp] = 0;
+        want[sp] = VXR_BVH_END;
         depth[sp++] = 0;
         bad += t->parent[0] != UINT32_MAX;
         while (sp) {
-            uint32_t node = stack[--sp], d = depth[sp];
+            uint32_t node = stack[--sp], d = depth[sp], skip = want[sp];
             const vxr_gpu_bvh_node *nd = &t->nodes[node];
-            bad += d > VXR_BVH_MAX_DEPTH || node >= t->node_count;
+            bad += d > VXR_BVH_MAX_DEPTH || node >= t->node_count || nd->skip != skip;
             float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
             double a = 2.0 * ((double)(nd->hi[0] - nd->lo[0]) * (nd->hi[1] - nd->lo[1]) +
                               (double)(nd->hi[1] - nd->lo[1]) * (nd->hi[2] - nd->lo[2]) +
@@ -270,6 +273,7 @@ static uint32_t check_tree(const vxr_scene *s, const vxr_gpu_instance *rec, cons
                         hi[k] = fmaxf(hi[k], ch->hi[k]);
                     }
                     stack[sp] = nd->first + c;
+                    want[sp] = c == 0 ? nd->first + 1 : skip;
                     depth[sp++] = d + 1;
                 }
             } else {
