@@ -234,6 +234,91 @@ void vxr_camera_ray(const vxr_camera *c, uint32_t i, uint32_t j, vxr_ray *dest) 
     memcpy(dest->origin, c->eye, sizeof dest->origin);
 }
 
+/* (a, b, c) with a f + b r + c u = v, by Cramer's rule; false when
+ * f, r, u are (nearly) dependent. */
+static bool camera_coords(const vxr_camera *cam, const double v[3], double dest[3]) {
+    const float *col[3] = {cam->forward, cam->right, cam->up};
+    double m[3][3];
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < 3; r++) m[r][k] = col[k][r];
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(fabs(det) > 1e-12)) return false;
+    for (int k = 0; k < 3; k++) {
+        double a[3][3];
+        memcpy(a, m, sizeof a);
+        for (int r = 0; r < 3; r++) a[r][k] = v[r];
+        dest[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                   a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                   a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
+                  det;
+    }
+    return true;
+}
+
+bool vxr_camera_box_pixels(const vxr_camera *cam, const float lo[3], const float hi[3], float pad,
+                           uint32_t rect[4]) {
+    const uint32_t w = cam->width, h = cam->height;
+    rect[0] = rect[1] = 0;
+    rect[2] = w;
+    rect[3] = h;
+    double l[3], u[3], reach = 0.0;
+    for (int k = 0; k < 3; k++) {
+        l[k] = (double)lo[k] - pad;
+        u[k] = (double)hi[k] + pad;
+        double far = fmax(fabs(l[k] - cam->eye[k]), fabs(u[k] - cam->eye[k]));
+        reach = fmax(reach, fmax(far, u[k] - l[k]));
+    }
+    if (!isfinite(reach) || !camera_finite(cam) || !(l[0] <= u[0] && l[1] <= u[1] && l[2] <= u[2]))
+        return true;
+    /* The rays and box tests are floats: widen the box by far more than
+     * their rounding (a few ulps of the distances involved). */
+    for (int k = 0; k < 3; k++) {
+        l[k] -= 1e-4 * reach + 1e-3;
+        u[k] += 1e-4 * reach + 1e-3;
+    }
+    const bool ortho = cam->projection == VXR_PROJECTION_ORTHOGRAPHIC;
+    const double sx = ortho ? 1.0 : (double)cam->tan_half_fov * cam->aspect,
+                 sy = ortho ? 1.0 : (double)cam->tan_half_fov;
+    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    for (int corner = 0; corner < 8; corner++) {
+        double v[3], c[3], len = 0.0;
+        for (int k = 0; k < 3; k++) {
+            v[k] = ((corner >> k) & 1 ? u[k] : l[k]) - cam->eye[k];
+            len += v[k] * v[k];
+        }
+        if (!camera_coords(cam, v, c)) return true;
+        double x = c[1], y = c[2];
+        if (!ortho) { /* a point in front of the eye plane: its direction */
+            if (!(c[0] > 1e-6 * sqrt(len))) return true;
+            x /= c[0];
+            y /= c[0];
+        }
+        /* the pixel whose centre's ray points there (vxr_camera_dir and
+         * vxr_ortho_origin, solved for i and j) */
+        double i = (x / sx + 1.0) * 0.5 * w - 0.5, j = (1.0 - y / sy) * 0.5 * h - 0.5;
+        x_lo = fmin(x_lo, i);
+        x_hi = fmax(x_hi, i);
+        y_lo = fmin(y_lo, j);
+        y_hi = fmax(y_hi, j);
+    }
+    if (!(x_hi - x_lo < 1e9 && y_hi - y_lo < 1e9)) return true;
+    /* a pixel's ray meets the box only if its centre lies within the
+     * corners' hull: one pixel more each side for what rounding moves */
+    double x0 = fmax(floor(x_lo) - 1.0, 0.0), x1 = fmin(ceil(x_hi) + 2.0, w),
+           y0 = fmax(floor(y_lo) - 1.0, 0.0), y1 = fmin(ceil(y_hi) + 2.0, h);
+    if (!(x0 < x1 && y0 < y1)) {
+        rect[2] = rect[3] = 0;
+        return false;
+    }
+    rect[0] = (uint32_t)x0;
+    rect[1] = (uint32_t)y0;
+    rect[2] = (uint32_t)x1;
+    rect[3] = (uint32_t)y1;
+    return true;
+}
+
 vxr_lod vxr_camera_lod(const vxr_camera *c, float bias) {
     vxr_lod lod = {0.0f, c->projection == VXR_PROJECTION_ORTHOGRAPHIC};
     if (!(bias > 0.0f) || !isfinite(bias) || c->height == 0) return lod;

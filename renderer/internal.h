@@ -68,6 +68,7 @@
     X(vkCmdBindDescriptorSets)                                                                     \
     X(vkCmdPushConstants)                                                                          \
     X(vkCmdDispatch)                                                                               \
+    X(vkCmdDispatchBase)                                                                           \
     X(vkCmdPipelineBarrier)                                                                        \
     X(vkCmdCopyBuffer)                                                                             \
     X(vkCmdUpdateBuffer)                                                                           \
@@ -382,6 +383,9 @@ typedef struct vxr_pipes {
     /* flat frames and batches at a level of detail, [grid > 1][mode]:
      * made at their first use, likewise */
     VkPipeline lod[2][VXR_MODES];
+    /* a frame's pixels that miss the root box (VXR_SPEC_MISS), [model][aovs][mode]
+     * for the models flat, lit and path: made at their first use, likewise */
+    VkPipeline miss[3][2][VXR_MODE_RAYS];
 } vxr_pipes;
 /* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
  * dest (renderer/motion.c). */
@@ -395,6 +399,11 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mo
  * when it is the first. */
 vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
                             vxr_error *err);
+/* The pipeline of a frame's pixels known to miss (light model, per-pixel
+ * outputs or not, mode FRAME, FRAME_HOST or PICKS), made now when it is
+ * the first. */
+vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
+                             VkPipeline *dest, vxr_error *err);
 static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
                                                vxr_mode mode) {
     return r->pipes->pipeline[grid_level > 0][mode];

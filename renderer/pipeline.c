@@ -99,6 +99,11 @@ void vxr_pipelines_destroy(vxr_context *c) {
                 for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
                     if (c->pipes[i]->light[l][a][m])
                         c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][a][m], c->alloc);
+        for (uint32_t l = 0; l < 3; l++)
+            for (uint32_t a = 0; a < 2; a++)
+                for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
+                    if (c->pipes[i]->miss[l][a][m])
+                        c->vk.vkDestroyPipeline(c->device, c->pipes[i]->miss[l][a][m], c->alloc);
         if (c->pipes[i]->denoise)
             c->vk.vkDestroyPipeline(c->device, c->pipes[i]->denoise, c->alloc);
         for (uint32_t g = 0; g < 2; g++)
@@ -137,8 +142,10 @@ static void mode_spec(const vxr_context *c, const vxr_spec *base, uint32_t g, ui
 
 static VkComputePipelineCreateInfo trace_info(const vxr_context *c,
                                               const VkSpecializationInfo *si) {
+    /* frames dispatch parts of the image (vkCmdDispatchBase) */
     return (VkComputePipelineCreateInfo){
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = c->module,
@@ -209,6 +216,20 @@ vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
     return res;
 }
 
+vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
+                             VkPipeline *dest, vxr_error *err) {
+    vxr_context *c = r->ctx;
+    pthread_mutex_lock(&c->pipes_lock);
+    VkPipeline *slot = &r->pipes->miss[model][aovs][mode];
+    vxr_spec spec;
+    mode_spec(c, &r->pipes->spec, 0, mode, model, aovs, &spec);
+    spec.miss = 1;
+    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
+    *dest = *slot;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
+}
+
 /* The pipelines of a spec (2 x VXR_MODES, and the beam pass's), in one
  * call (drivers may compile them in parallel, and the host's cache sees
  * them all). Frames read the beam's distances when the context has it;
@@ -249,7 +270,7 @@ static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *
 vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec key = r->spec;
-    key.grid = key.picks = key.rays = key.host = key.beam = key.light = key.lod = 0;
+    key.grid = key.picks = key.rays = key.host = key.beam = key.light = key.lod = key.miss = 0;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     for (uint32_t i = 0; i < c->pipes_count; i++)

@@ -90,11 +90,11 @@ static const VkPipelineStageFlags ALL = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 static const VkAccessFlags HOST_WRITES = VK_ACCESS_MEMORY_WRITE_BIT;
 static const VkAccessFlags HOST_USES = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
 
-/* Binds and dispatches over w x h invocations. Earlier writes of the
- * target's buffers (pick records, depth: by shaders or copies) land before
- * this dispatch reads or writes them; earlier reads finish first. */
-static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
-                     uint32_t w, uint32_t h, VkCommandBuffer cmd) {
+/* Binds for a dispatch. Earlier writes of the target's buffers (pick
+ * records, depth: by shaders or copies) land before the dispatch reads or
+ * writes them; earlier reads finish first. */
+static void bind(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                 VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
     memory_barrier(c, cmd, COMPUTE | TRANSFER,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, COMPUTE,
@@ -106,8 +106,63 @@ static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeli
     c->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline_layout, 0, 2,
                                   sets, 0, NULL);
     c->vk.vkCmdPushConstants(cmd, c->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *p, p);
-    c->vk.vkCmdDispatch(cmd, (w + r->spec.local_x - 1) / r->spec.local_x,
-                        (h + r->spec.local_y - 1) / r->spec.local_y, 1);
+}
+
+/* Binds and dispatches over w x h invocations. */
+static void dispatch(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                     uint32_t w, uint32_t h, VkCommandBuffer cmd) {
+    bind(r, t, p, pipeline, cmd);
+    r->ctx->vk.vkCmdDispatch(cmd, (w + r->spec.local_x - 1) / r->spec.local_x,
+                             (h + r->spec.local_y - 1) / r->spec.local_y, 1);
+}
+
+/* Workgroups, x0 .. x1 - 1 by y0 .. y1 - 1. */
+typedef struct groups {
+    uint32_t x0, y0, x1, y1;
+} groups;
+
+/* Binds and dispatches workgroups g (none when g is empty). */
+static void dispatch_groups(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                            groups g, VkCommandBuffer cmd) {
+    if (g.x0 >= g.x1 || g.y0 >= g.y1) return;
+    bind(r, t, p, pipeline, cmd);
+    r->ctx->vk.vkCmdDispatchBase(cmd, g.x0, g.y0, 0, g.x1 - g.x0, g.y1 - g.y0, 1);
+}
+
+/* The workgroups of a frame whose pixels may meet the hierarchy's root box
+ * (padded by pad, as trace.comp tests it): the pixels of
+ * vxr_camera_box_pixels. Every pixel outside misses, so a frame traces
+ * these and writes the rest as misses (VXR_SPEC_MISS): on lavapipe a pixel
+ * of sky otherwise runs every loop of the walk once under a lane mask. */
+static groups scene_groups(const vxr_renderer *r, const vxr_target *t, const vxr_camera *cam,
+                           float pad) {
+    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
+    groups all = {0, 0, (t->width + lx - 1) / lx, (t->height + ly - 1) / ly};
+    if (r->bvh_nodes == 0) return (groups){0, 0, 0, 0};
+    if (!r->bvh || r->bvh->node_count == 0) return all;
+    const vxr_gpu_bvh_node *root = &r->bvh->nodes[0];
+    uint32_t px[4];
+    if (!vxr_camera_box_pixels(cam, root->lo, root->hi, pad, px)) return (groups){0, 0, 0, 0};
+    return (groups){px[0] / lx, px[1] / ly, (px[2] + lx - 1) / lx, (px[3] + ly - 1) / ly};
+}
+
+/* Whether g leaves workgroups of the target out. */
+static bool leaves_out(const vxr_renderer *r, const vxr_target *t, groups g) {
+    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
+    return !(g.x0 == 0 && g.y0 == 0 && g.x1 == (t->width + lx - 1) / lx &&
+             g.y1 == (t->height + ly - 1) / ly);
+}
+
+/* The workgroups of the target outside g (at most four bands) by the miss
+ * pipeline. */
+static void dispatch_misses(vxr_renderer *r, vxr_target *t, const vxr_push *p, groups g,
+                            VkPipeline miss, VkCommandBuffer cmd) {
+    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
+    const uint32_t w = (t->width + lx - 1) / lx, h = (t->height + ly - 1) / ly;
+    if (g.x0 >= g.x1 || g.y0 >= g.y1) g = (groups){0, 0, 0, 0};
+    const groups band[4] = {
+        {0, 0, w, g.y0}, {0, g.y1, w, h}, {0, g.y0, g.x0, g.y1}, {g.x1, g.y0, w, g.y1}};
+    for (int k = 0; k < 4; k++) dispatch_groups(r, t, p, miss, band[k], cmd);
 }
 
 /* Makes the pick records' shader writes visible to host reads. */
@@ -150,8 +205,8 @@ static VkBufferImageCopy depth_region(const vxr_target *t, VkImageAspectFlags as
  * frame's reads of it), then one dispatch per few samples, each adding to
  * the sums the one before wrote. */
 static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
-                             vxr_gpu_frame *data, vxr_push *p, VkPipeline pipeline,
-                             VkCommandBuffer cmd) {
+                             vxr_gpu_frame *data, vxr_push *p, VkPipeline pipeline, groups g,
+                             VkPipeline miss, VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
     const uint32_t base = f->accumulate ? t->samples : 0, end = base + f->light->samples;
     data->samples =
@@ -164,8 +219,10 @@ static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
                    VK_ACCESS_SHADER_READ_BIT);
     for (uint32_t s = base; s < end; s += data->samples) {
         p->ray_count = s;
-        dispatch(r, t, p, pipeline, t->width, t->height, cmd);
+        dispatch_groups(r, t, p, pipeline, g, cmd);
     }
+    /* a miss's outputs do not depend on the samples: once */
+    if (miss) dispatch_misses(r, t, p, g, miss, cmd);
     if (t->has_aovs)
         memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT,
                        ALL | VK_PIPELINE_STAGE_HOST_BIT, HOST_USES | VK_ACCESS_HOST_READ_BIT);
@@ -249,6 +306,13 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         if ((res = vxr_light_pipeline(r, 0, false, VXR_MODE_FRAME, &denoise, err)) != VXR_OK)
             return res;
     }
+    /* the pixels that may meet the scene, and the pipeline of the rest */
+    const groups g = scene_groups(r, t, cam, p.grid_pad);
+    VkPipeline miss = VK_NULL_HANDLE;
+    if (leaves_out(r, t, g) &&
+        (res = vxr_miss_pipeline(r, model, t->has_aovs && model != VXR_LIGHT_FLAT, mode, &miss,
+                                 err)) != VXR_OK)
+        return res;
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);
     memcpy(p.right, cam->right, sizeof p.right);
@@ -295,9 +359,10 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         dispatch(r, t, &p, r->pipes->beam, t->tiles_x, t->tiles_y, cmd);
     }
     if (model == VXR_LIGHT_FLAT) {
-        dispatch(r, t, &p, pipeline, t->width, t->height, cmd);
+        dispatch_groups(r, t, &p, pipeline, g, cmd);
+        if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
     } else {
-        light_dispatches(r, t, f, &data, &p, pipeline, cmd);
+        light_dispatches(r, t, f, &data, &p, pipeline, g, miss, cmd);
         /* the denoiser's passes over the frame's light, the last into
          * the image (dispatch orders each after the one before) */
         for (uint32_t k = 0; denoise && k < VXR_DENOISE_PASSES; k++) {

@@ -45,6 +45,9 @@ layout(constant_id = VXR_SPEC_AOVS) const bool AOVS = false;
 layout(constant_id = VXR_SPEC_LOD) const bool LOD = false;
 /* Every model is compact and has its wide form (vxr_layout.h). */
 layout(constant_id = VXR_SPEC_WIDE) const bool WIDE = false;
+/* The frame's pixels this dispatch covers miss the hierarchy's root box
+ * (vxr_camera_box_pixels): no ray is traced, every output is a miss's. */
+layout(constant_id = VXR_SPEC_MISS) const bool MISS = false;
 
 layout(push_constant, std430) uniform Push {
     VXR_PUSH_MEMBERS
@@ -941,14 +944,19 @@ void main() {
         float t = (h * wo - zo) / (zd - h * wd);
         if (t > 0.0 && t < VXR_INF) t_limit = t * 1.001 + 1e-3;
     }
-    trace_scene(pc.grid_pad, t_limit);
+    if (MISS) {
+        best_t = t_limit;
+        best_i = VXR_PICK_MISS;
+    } else {
+        trace_scene(pc.grid_pad, t_limit);
+    }
     /* A device that ends loops early (VXR_PICK_INCOMPLETE) has cut this
      * loop short too: it runs fewer than the probe's times (flags' top byte). */
     uint probe = 0u;
     for (uint i = 0u; i < pc.flags >> VXR_PROBE_SHIFT; i++) probe++;
     incomplete = incomplete || probe != VXR_LOOP_PROBE;
 
-    bool hit = best_i != VXR_PICK_MISS;
+    bool hit = !MISS && best_i != VXR_PICK_MISS;
     int face = -1;
     uint color = 0u;
     /* a level of detail's cube: its colour, now that it is the nearest hit */

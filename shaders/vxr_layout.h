@@ -248,7 +248,8 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_WIDE_CHUNKS  19 /* likewise the wide nodes */
 #define VXR_SPEC_WIDE_SHIFT   20
 #define VXR_SPEC_WIDE         21 /* frames at full resolution walk the wide form */
-#define VXR_SPEC_COUNT        22
+#define VXR_SPEC_MISS         22 /* a frame's pixels known to miss: nothing traced */
+#define VXR_SPEC_COUNT        23
 
 /* Descriptor set 0: the scene, as uniform texel buffers. Sections larger
  * than one binding are split into chunks of 2^shift elements over
@@ -488,7 +489,7 @@ typedef struct vxr_spec {
     uint32_t local_x, local_y;
     uint32_t node_chunks, node_shift, battr_chunks, battr_shift, attr_chunks, attr_shift;
     uint32_t attr_size, grid, picks, rays, host, beam, light, aovs;
-    uint32_t color_chunks, color_shift, lod, wide_chunks, wide_shift, wide;
+    uint32_t color_chunks, color_shift, lod, wide_chunks, wide_shift, wide, miss;
 } vxr_spec;
 
 #define VXR_TEXEL(type, field, texel, lane) (offsetof(type, field) == 16 * (texel) + 4 * (lane))
@@ -537,6 +538,7 @@ VXR_STATIC_ASSERT(offsetof(vxr_spec, attr_size) == 4 * VXR_SPEC_ATTR_SIZE &&
                       offsetof(vxr_spec, lod) == 4 * VXR_SPEC_LOD &&
                       offsetof(vxr_spec, wide_shift) == 4 * VXR_SPEC_WIDE_SHIFT &&
                       offsetof(vxr_spec, wide) == 4 * VXR_SPEC_WIDE &&
+                      offsetof(vxr_spec, miss) == 4 * VXR_SPEC_MISS &&
                       sizeof(vxr_spec) == 4 * VXR_SPEC_COUNT,
                   "specialisation constants at 4 * id");
 VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&

@@ -84,6 +84,18 @@ VXR_API vxr_result vxr_camera_from_matrices(vxr_camera *cam, const vxr_mat4 view
  * DESIGN.md §2 with the derived fields, or vxr_ortho_origin). */
 VXR_API void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_ray *dest);
 
+/* The pixels whose rays may meet the box [lo - pad, hi + pad]: a rectangle
+ * rect = {x0, y0, x1, y1} (columns x0 .. x1 - 1, rows y0 .. y1 - 1) that
+ * holds every pixel (i, j) whose vxr_camera_ray enters that box
+ * (vxr_box_enter of shaders/vxr_trace.h, in float), with a margin for
+ * rounding: the box's corners projected in double, widened. A frame need
+ * trace only these pixels; every other one misses. The whole image when
+ * the box reaches behind a perspective camera's eye plane or an input is
+ * not finite. Returns false, rect {0, 0, 0, 0}, when no pixel can meet
+ * the box. */
+VXR_API bool vxr_camera_box_pixels(const vxr_camera *cam, const float lo[3], const float hi[3],
+                                   float pad, uint32_t rect[4]);
+
 /* The depth a frame writes for a pick at t along ray (vxr_camera_ray's),
  * in the camera's convention, clamped to [0, 1]; a miss (t infinite or a
  * pick without a hit) is the far value: 1, or 0 with reverse Z. */
