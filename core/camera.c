@@ -281,31 +281,68 @@ bool vxr_camera_box_pixels(const vxr_camera *cam, const float lo[3], const float
     const bool ortho = cam->projection == VXR_PROJECTION_ORTHOGRAPHIC;
     const double sx = ortho ? 1.0 : (double)cam->tan_half_fov * cam->aspect,
                  sy = ortho ? 1.0 : (double)cam->tan_half_fov;
-    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    /* the corners in the camera's frame: v = a f + b r + c u */
+    double co[8][3];
     for (int corner = 0; corner < 8; corner++) {
-        double v[3], c[3], len = 0.0;
+        double v[3];
+        for (int k = 0; k < 3; k++) v[k] = ((corner >> k) & 1 ? u[k] : l[k]) - cam->eye[k];
+        if (!camera_coords(cam, v, co[corner])) return true;
+    }
+    /* A perspective camera sees the box clipped to a >= eps: a ray's
+     * points with a < eps lie within dist / 2 of the eye, short of the box
+     * (on screen, |b| <= sx a and |c| <= sy a), so the clipped box's
+     * vertices (corners, and edges cut by the plane) bound what it sees. */
+    double eps = 0.0;
+    if (!ortho) {
+        double d2 = 0.0, nf = 0.0, nr = 0.0, nu = 0.0;
         for (int k = 0; k < 3; k++) {
-            v[k] = ((corner >> k) & 1 ? u[k] : l[k]) - cam->eye[k];
-            len += v[k] * v[k];
+            double out = fmax(fmax(l[k] - cam->eye[k], cam->eye[k] - u[k]), 0.0);
+            d2 += out * out;
+            nf += (double)cam->forward[k] * cam->forward[k];
+            nr += (double)cam->right[k] * cam->right[k];
+            nu += (double)cam->up[k] * cam->up[k];
         }
-        if (!camera_coords(cam, v, c)) return true;
-        double x = c[1], y = c[2];
-        if (!ortho) { /* a point in front of the eye plane: its direction */
-            if (!(c[0] > 1e-6 * sqrt(len))) return true;
-            x /= c[0];
-            y /= c[0];
+        if (!(d2 > 0.0)) return true; /* the eye in the box */
+        eps = 0.5 * sqrt(d2) / (sqrt(nf) + 2.0 * sx * sqrt(nr) + 2.0 * sy * sqrt(nu));
+    }
+    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    for (int n = 0; n < 8 + 12; n++) {
+        double x, y;
+        if (n < 8) { /* a corner */
+            if (!ortho && !(co[n][0] >= eps)) continue;
+            x = co[n][1];
+            y = co[n][2];
+        } else { /* edge n - 8 where the plane a = eps cuts it */
+            int e = n - 8, k = e / 4, low = e % 4;
+            int i0 = (low & ((1 << k) - 1)) | (low >> k) << (k + 1), i1 = i0 | 1 << k;
+            double a0 = co[i0][0] - eps, a1 = co[i1][0] - eps;
+            if (ortho || !((a0 < 0.0) != (a1 < 0.0))) continue;
+            double f = a0 / (a0 - a1);
+            x = co[i0][1] + f * (co[i1][1] - co[i0][1]);
+            y = co[i0][2] + f * (co[i1][2] - co[i0][2]);
+        }
+        if (!ortho) { /* its direction */
+            double a = n < 8 ? co[n][0] : eps;
+            x /= a;
+            y /= a;
         }
         /* the pixel whose centre's ray points there (vxr_camera_dir and
-         * vxr_ortho_origin, solved for i and j) */
+         * vxr_ortho_origin, solved for i and j), kept near the image */
         double i = (x / sx + 1.0) * 0.5 * w - 0.5, j = (1.0 - y / sy) * 0.5 * h - 0.5;
+        if (isnan(i) || isnan(j)) return true;
+        i = fmin(fmax(i, -8.0), w + 8.0);
+        j = fmin(fmax(j, -8.0), h + 8.0);
         x_lo = fmin(x_lo, i);
         x_hi = fmax(x_hi, i);
         y_lo = fmin(y_lo, j);
         y_hi = fmax(y_hi, j);
     }
-    if (!(x_hi - x_lo < 1e9 && y_hi - y_lo < 1e9)) return true;
+    if (!(x_lo <= x_hi)) { /* all of the box behind the eye */
+        rect[2] = rect[3] = 0;
+        return false;
+    }
     /* a pixel's ray meets the box only if its centre lies within the
-     * corners' hull: one pixel more each side for what rounding moves */
+     * vertices' hull: one pixel more each side for what rounding moves */
     double x0 = fmax(floor(x_lo) - 1.0, 0.0), x1 = fmin(ceil(x_hi) + 2.0, w),
            y0 = fmax(floor(y_lo) - 1.0, 0.0), y1 = fmin(ceil(y_hi) + 2.0, h);
     if (!(x0 < x1 && y0 < y1)) {

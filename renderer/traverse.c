@@ -133,11 +133,14 @@ static void dispatch_groups(vxr_renderer *r, vxr_target *t, const vxr_push *p, V
  * (padded by pad, as trace.comp tests it): the pixels of
  * vxr_camera_box_pixels. Every pixel outside misses, so a frame traces
  * these and writes the rest as misses (VXR_SPEC_MISS): on lavapipe a pixel
- * of sky otherwise runs every loop of the walk once under a lane mask. */
+ * of sky otherwise runs every loop of the walk once under a lane mask.
+ * All of them on a device with the beam pre-pass (a GPU, DESIGN.md
+ * "Per-device choices"). */
 static groups scene_groups(const vxr_renderer *r, const vxr_target *t, const vxr_camera *cam,
                            float pad) {
     const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
     groups all = {0, 0, (t->width + lx - 1) / lx, (t->height + ly - 1) / ly};
+    if (r->ctx->beam) return all; /* the beam starts an empty tile past everything */
     if (r->bvh_nodes == 0) return (groups){0, 0, 0, 0};
     if (!r->bvh || r->bvh->node_count == 0) return all;
     const vxr_gpu_bvh_node *root = &r->bvh->nodes[0];

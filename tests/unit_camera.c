@@ -92,7 +92,8 @@ static void test_box_pixels(void) {
     CHECK(tight > cases / 20);
 }
 
-/* Inputs that are not finite, a box around the eye, a box behind it. */
+/* Inputs that are not finite, a box around the eye, a box behind it,
+ * a box reaching behind it. */
 static void test_box_pixels_whole_or_none(void) {
     vxr_camera cam = {.eye = {0, -50, 10}, .target = {0, 0, 0}, .width = 64, .height = 48};
     CHECK(vxr_camera_setup(&cam) == VXR_OK);
@@ -105,6 +106,12 @@ static void test_box_pixels_whole_or_none(void) {
     CHECK(rect[2] == 64 && rect[3] == 48);
     const float behind_lo[3] = {-5, -95, 5}, behind_hi[3] = {5, -85, 15};
     CHECK(!vxr_camera_box_pixels(&cam, behind_lo, behind_hi, 0, rect) || rect[2] == 64);
+    /* ground reaching behind the eye: the sky above its far edge is out */
+    vxr_camera low = {.eye = {0, 0, 50}, .target = {100, 0, 40}, .width = 64, .height = 48};
+    CHECK(vxr_camera_setup(&low) == VXR_OK);
+    const float ground_lo[3] = {-1000, -1000, -10}, ground_hi[3] = {1000, 1000, 0};
+    CHECK(vxr_camera_box_pixels(&low, ground_lo, ground_hi, 0, rect));
+    CHECK(rect[0] == 0 && rect[1] > 10 && rect[2] == 64 && rect[3] == 48);
     const float small_lo[3] = {-1, -1, -1}, small_hi[3] = {1, 1, 1};
     CHECK(vxr_camera_box_pixels(&cam, small_lo, small_hi, 0, rect));
     CHECK(rect[2] - rect[0] < 20 && rect[3] - rect[1] < 20);

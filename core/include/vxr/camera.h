@@ -88,11 +88,11 @@ VXR_API void vxr_camera_ray(const vxr_camera *cam, uint32_t i, uint32_t j, vxr_r
  * rect = {x0, y0, x1, y1} (columns x0 .. x1 - 1, rows y0 .. y1 - 1) that
  * holds every pixel (i, j) whose vxr_camera_ray enters that box
  * (vxr_box_enter of shaders/vxr_trace.h, in float), with a margin for
- * rounding: the box's corners projected in double, widened. A frame need
- * trace only these pixels; every other one misses. The whole image when
- * the box reaches behind a perspective camera's eye plane or an input is
- * not finite. Returns false, rect {0, 0, 0, 0}, when no pixel can meet
- * the box. */
+ * rounding: the box, widened, clipped to what lies in front of a
+ * perspective camera's eye and projected in double. A frame need trace
+ * only these pixels; every other one misses. The whole image when the eye
+ * is in the box or an input is not finite. Returns false, rect
+ * {0, 0, 0, 0}, when no pixel can meet the box. */
 VXR_API bool vxr_camera_box_pixels(const vxr_camera *cam, const float lo[3], const float hi[3],
                                    float pad, uint32_t rect[4]);
 
