@@ -234,26 +234,30 @@ void vxr_camera_ray(const vxr_camera *c, uint32_t i, uint32_t j, vxr_ray *dest) 
     memcpy(dest->origin, c->eye, sizeof dest->origin);
 }
 
-/* (a, b, c) with a f + b r + c u = v, by Cramer's rule; false when
- * f, r, u are (nearly) dependent. */
-static bool camera_coords(const vxr_camera *cam, const double v[3], double dest[3]) {
-    const float *col[3] = {cam->forward, cam->right, cam->up};
-    double m[3][3];
-    for (int k = 0; k < 3; k++)
-        for (int r = 0; r < 3; r++) m[r][k] = col[k][r];
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (!(fabs(det) > 1e-12)) return false;
+static void cross3d(const double x[3], const double y[3], double dest[3]) {
+    dest[0] = x[1] * y[2] - x[2] * y[1];
+    dest[1] = x[2] * y[0] - x[0] * y[2];
+    dest[2] = x[0] * y[1] - x[1] * y[0];
+}
+
+/* The rows of the inverse of the matrix of columns f, r, u (Cramer's
+ * rule: a f + b r + c u = v has a = v.(r x u) / det, b = v.(u x f) / det,
+ * c = v.(f x r) / det, det = f.(r x u)); false when f, r, u are (nearly)
+ * dependent. */
+static bool camera_inverse(const vxr_camera *cam, double inv[3][3]) {
+    double f[3], r[3], u[3];
     for (int k = 0; k < 3; k++) {
-        double a[3][3];
-        memcpy(a, m, sizeof a);
-        for (int r = 0; r < 3; r++) a[r][k] = v[r];
-        dest[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                   a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-                   a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
-                  det;
+        f[k] = cam->forward[k];
+        r[k] = cam->right[k];
+        u[k] = cam->up[k];
     }
+    cross3d(r, u, inv[0]);
+    cross3d(u, f, inv[1]);
+    cross3d(f, r, inv[2]);
+    double det = f[0] * inv[0][0] + f[1] * inv[0][1] + f[2] * inv[0][2];
+    if (!(fabs(det) > 1e-12)) return false;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) inv[i][k] /= det;
     return true;
 }
 
@@ -282,11 +286,13 @@ bool vxr_camera_box_pixels(const vxr_camera *cam, const float lo[3], const float
     const double sx = ortho ? 1.0 : (double)cam->tan_half_fov * cam->aspect,
                  sy = ortho ? 1.0 : (double)cam->tan_half_fov;
     /* the corners in the camera's frame: v = a f + b r + c u */
-    double co[8][3];
+    double inv[3][3], co[8][3];
+    if (!camera_inverse(cam, inv)) return true;
     for (int corner = 0; corner < 8; corner++) {
         double v[3];
         for (int k = 0; k < 3; k++) v[k] = ((corner >> k) & 1 ? u[k] : l[k]) - cam->eye[k];
-        if (!camera_coords(cam, v, co[corner])) return true;
+        for (int i = 0; i < 3; i++)
+            co[corner][i] = inv[i][0] * v[0] + inv[i][1] * v[1] + inv[i][2] * v[2];
     }
     /* A perspective camera sees the box clipped to a >= eps: a ray's
      * points with a < eps lie within dist / 2 of the eye, short of the box

@@ -202,32 +202,34 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mo
     return res;
 }
 
-vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
-                            vxr_error *err) {
+/* *dest: *slot, the trace module's pipeline for a frame of (grid, mode,
+ * model, aovs) with its level of detail (lod) or its miss switch (miss)
+ * on, made now when it is the first. */
+static vxr_result variant_pipeline(vxr_renderer *r, VkPipeline *slot, bool grid, vxr_mode mode,
+                                   uint32_t model, bool aovs, bool lod, VkPipeline *dest,
+                                   vxr_error *err) {
     vxr_context *c = r->ctx;
     pthread_mutex_lock(&c->pipes_lock);
-    VkPipeline *slot = &r->pipes->lod[grid_level > 0][mode];
     vxr_spec spec;
-    mode_spec(c, &r->pipes->spec, grid_level > 0, mode, VXR_LIGHT_FLAT, false, &spec);
-    spec.lod = 1;
+    mode_spec(c, &r->pipes->spec, grid, mode, model, aovs, &spec);
+    spec.lod = lod;
+    spec.miss = !lod;
     vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
     *dest = *slot;
     pthread_mutex_unlock(&c->pipes_lock);
     return res;
 }
 
+vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
+                            vxr_error *err) {
+    return variant_pipeline(r, &r->pipes->lod[grid_level > 0][mode], grid_level > 0, mode,
+                            VXR_LIGHT_FLAT, false, true, dest, err);
+}
+
 vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                              VkPipeline *dest, vxr_error *err) {
-    vxr_context *c = r->ctx;
-    pthread_mutex_lock(&c->pipes_lock);
-    VkPipeline *slot = &r->pipes->miss[model][aovs][mode];
-    vxr_spec spec;
-    mode_spec(c, &r->pipes->spec, 0, mode, model, aovs, &spec);
-    spec.miss = 1;
-    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
-    *dest = *slot;
-    pthread_mutex_unlock(&c->pipes_lock);
-    return res;
+    return variant_pipeline(r, &r->pipes->miss[model][aovs][mode], false, mode, model, aovs, false,
+                            dest, err);
 }
 
 /* The pipelines of a spec (2 x VXR_MODES, and the beam pass's), in one
