@@ -203,8 +203,8 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mo
 }
 
 /* *dest: *slot, the trace module's pipeline for a frame of (grid, mode,
- * model, aovs) with its level of detail (lod) or its miss switch (miss)
- * on, made now when it is the first. */
+ * model, aovs) with one switch on: the level of detail when lod, else
+ * the miss switch; made now when it is the first. */
 static vxr_result variant_pipeline(vxr_renderer *r, VkPipeline *slot, bool grid, vxr_mode mode,
                                    uint32_t model, bool aovs, bool lod, VkPipeline *dest,
                                    vxr_error *err) {
