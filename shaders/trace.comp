@@ -354,11 +354,15 @@ bool trace_wide() {
     uint hit_attr = 0u;
     /* One step, as trace_octree's: if the last cell was empty or missed,
      * move on to the next occupied cell on the ray (a ray crosses at most
-     * nine cells of a node) or leave the node, whose parent moves on in the
-     * next step; then enter the cell if the ray meets it before tmax. */
+     * nine cells of a node) or leave it, and the parent moves on; then
+     * enter the cell if the ray meets it before tmax. */
     for (;;) {
-        int q = 1 << (level - 2);
-        if (advance) {
+        /* leaving a node, the parent moves on in the same step (as often
+         * as it takes): under a lane mask, a step of its own would also run
+         * the cell's half, for no lane */
+        bool gone = false;
+        while (advance) {
+            int q = 1 << (level - 2);
             /* the root above a root of odd depth ends with the root */
             precise float texit = vxr_cube_exit(O, D, lo, level > int(m_depth) ? 2 * q : 4 * q);
             bool leave = false;
@@ -381,18 +385,21 @@ bool trace_wide() {
                     if (tn[k] == tnext) cell[k] += D[k] > 0.0 ? 1 : -1;
                 if (wide_has(nd, wide_bit(cell)) || wide_lod_stop_here(nd, cell, level, oct)) break;
             }
-            if (leave) {
-                if (level == top) break;
-                level += 2;
-                node = w_node[level >> 1];
-                nd = wide_at(m_wide_base + node);
-                ivec3 rel = lo - m_origin;
-                lo = m_origin + (rel & ~((1 << level) - 1));
-                cell = (rel >> (level - 2)) & 3;
-                oct = wide_bit(cell) >> 3u; /* looked at on the way down */
-                continue;
+            if (!leave) break;
+            if (level == top) {
+                gone = true;
+                break;
             }
+            level += 2;
+            node = w_node[level >> 1];
+            nd = wide_at(m_wide_base + node);
+            ivec3 rel = lo - m_origin;
+            lo = m_origin + (rel & ~((1 << level) - 1));
+            cell = (rel >> (level - 2)) & 3;
+            oct = wide_bit(cell) >> 3u; /* looked at on the way down */
         }
+        if (gone) break;
+        int q = 1 << (level - 2);
         uint bit = wide_bit(cell), below = rank64(nd.xy, bit);
         ivec3 clo = lo + cell * q;
         vxr_slabs s = vxr_cube_slabs(O, D, clo, q);
