@@ -346,8 +346,7 @@ bool trace_wide() {
      * cube being convex), before that cell, as trace_octree looks at it
      * before its children. oct: the octant looked at last in this node. */
     uint oct = 8u;
-    bool advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell)),
-         found = false;
+    bool advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell));
     precise float hit_t = 0.0;
     int hit_axis = -1, hit_level = 0;
     ivec3 hit_lo = ivec3(0);
@@ -359,8 +358,8 @@ bool trace_wide() {
     for (;;) {
         /* leaving a node, the parent moves on in the same step (as often
          * as it takes): under a lane mask, a step of its own would also run
-         * the cell's half, for no lane */
-        bool gone = false;
+         * the cell's half, for no lane; leaving the root, it has met
+         * nothing */
         while (advance) {
             int q = 1 << (level - 2);
             /* the root above a root of odd depth ends with the root */
@@ -386,10 +385,7 @@ bool trace_wide() {
                 if (wide_has(nd, wide_bit(cell)) || wide_lod_stop_here(nd, cell, level, oct)) break;
             }
             if (!leave) break;
-            if (level == top) {
-                gone = true;
-                break;
-            }
+            if (level == top) return false;
             level += 2;
             node = w_node[level >> 1];
             nd = wide_at(m_wide_base + node);
@@ -398,7 +394,6 @@ bool trace_wide() {
             cell = (rel >> (level - 2)) & 3;
             oct = wide_bit(cell) >> 3u; /* looked at on the way down */
         }
-        if (gone) break;
         int q = 1 << (level - 2);
         uint bit = wide_bit(cell), below = rank64(nd.xy, bit);
         ivec3 clo = lo + cell * q;
@@ -413,7 +408,6 @@ bool trace_wide() {
             precise float ot0 = os.tenter > 0.0 ? os.tenter : 0.0;
             if (vxr_lod_stop(float(2 * q), m_scale, g_lod0, g_lodt, ot0) && os.inside &&
                 ot0 < os.texit && !(ot0 > tmax) && !(BEAM && os.texit < t_beam)) {
-                found = true;
                 hit_t = ot0;
                 hit_axis = os.tenter < 0.0 ? -1 : os.axis;
                 hit_lo = olo;
@@ -432,7 +426,6 @@ bool trace_wide() {
                       level - 2 <= int(VXR_LOD_MAX_LEVEL) &&
                       vxr_lod_stop(float(q), m_scale, g_lod0, g_lodt, t0);
         if (enter && (level == 2 || coarse)) {
-            found = true;
             hit_t = t0;
             hit_axis = s.tenter < 0.0 ? -1 : s.axis;
             hit_lo = clo;
@@ -452,7 +445,6 @@ bool trace_wide() {
             advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell));
         }
     }
-    if (!found) return false;
     h_lo = hit_lo;
     h_t = hit_t;
     h_axis = hit_axis;
