@@ -370,6 +370,7 @@ static vxr_result choose(vxr_context *c, const vxr_context_desc *d, vxr_error *e
                                 env);
     }
     c->beam = beam == VXR_CHOICE_AUTO ? !cpu : beam == VXR_CHOICE_ON;
+    c->lazy = d->lazy_pipelines;
     uint32_t w = d->workgroup_width, h = d->workgroup_height;
     const char *what = "desc->workgroup_width and _height";
     env = getenv("VXR_WORKGROUP");

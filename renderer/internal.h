@@ -115,6 +115,7 @@ struct vxr_context {
      * choices"): the beam pre-pass, the workgroup */
     bool beam;
     uint32_t local_x, local_y;
+    bool lazy; /* the desc's lazy_pipelines: a frame's pipeline made at its first use */
     /* the pipelines of every scene shape seen, shared by renderers and
      * kept until the context goes (renderer/pipeline.c) */
     struct vxr_pipes **pipes;
@@ -364,27 +365,33 @@ struct vxr_rays {
     vxr_target *t;
 };
 
-/* Every pipeline a renderer can use (voxels and grids, each mode) for its
- * spec: the context's when it has them, else created now (once per spec,
- * in one vkCreateComputePipelines call, through the host's cache). Called
- * at creation and when an update changes the chunk counts; rendering only
- * looks them up (vxr_renderer_pipeline). */
-vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err);
+/* r->pipes: the context's set of pipelines for r's spec, made (empty)
+ * when it is the first. Unless the context is lazy, or with ahead
+ * (vxr_renderer_prepare's call) in any context, every pipeline of the
+ * set a flat frame, pick or ray batch can use (voxels and grids, each
+ * mode; the beam pass's, or on a device without it the flat frames' miss
+ * pipelines) not made yet is made now, in one vkCreateComputePipelines
+ * call through the host's cache. Called at creation, when an update
+ * changes the chunk counts, and by vxr_renderer_prepare. */
+vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, bool ahead, vxr_error *err);
 typedef struct vxr_pipes {
-    vxr_spec spec;                     /* grid, picks, rays, host zero */
+    /* grid, picks, rays, host zero. Every slot is made under the
+     * context's pipes_lock: by vxr_renderer_pipelines_make, or at its
+     * first use. */
+    vxr_spec spec;
     VkPipeline pipeline[2][VXR_MODES]; /* [grid > 1][mode] */
     VkPipeline beam;                   /* shaders/beam.comp; VK_NULL_HANDLE without beam */
     /* voxel frames of the lit and path models, [model - 1][aovs][mode]
      * for targets without and with per-pixel outputs and the modes FRAME,
-     * FRAME_HOST and PICKS: made at their first use, under the context's
-     * pipes_lock */
+     * FRAME_HOST and PICKS: made at their first use */
     VkPipeline light[2][2][VXR_MODE_RAYS];
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
     /* flat frames and batches at a level of detail, [grid > 1][mode]:
      * made at their first use, likewise */
     VkPipeline lod[2][VXR_MODES];
     /* a frame's pixels that miss the root box (VXR_SPEC_MISS), [model][aovs][mode]
-     * for the models flat, lit and path: made at their first use, likewise */
+     * for the models flat, lit and path: made at their first use, likewise,
+     * but flat ones without outputs in the set's batch */
     VkPipeline miss[3][2][VXR_MODE_RAYS];
 } vxr_pipes;
 /* count identity motion maps (VXR_BIND_MOTION, 12 floats each) into
@@ -404,10 +411,13 @@ vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode,
  * the first. */
 vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                              VkPipeline *dest, vxr_error *err);
-static inline VkPipeline vxr_renderer_pipeline(const vxr_renderer *r, uint32_t grid_level,
-                                               vxr_mode mode) {
-    return r->pipes->pipeline[grid_level > 0][mode];
-}
+/* The pipeline of a flat frame or batch at full resolution (grid level,
+ * mode), made now when it is the first (a lazy context's). */
+vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
+                              vxr_error *err);
+/* The beam pre-pass's pipeline (VK_NULL_HANDLE on a context without the
+ * pass), made now when it is the first. */
+vxr_result vxr_beam_pipeline(vxr_renderer *r, VkPipeline *dest, vxr_error *err);
 /* The descriptor set layouts, pipeline layout and shader module every
  * renderer of a context shares (renderer/pipeline.c); destroyed with the
  * context by vxr_pipelines_destroy. */

@@ -87,29 +87,36 @@ fail:
     return res;
 }
 
+/* Every pipeline slot of a set, into dest; their count. */
+enum {
+    PIPES_SLOTS =
+        2 * VXR_MODES + 1 + 2 * 2 * VXR_MODE_RAYS + 1 + 2 * VXR_MODES + 3 * 2 * VXR_MODE_RAYS
+};
+_Static_assert(PIPES_SLOTS * sizeof(VkPipeline) ==
+                   sizeof(vxr_pipes) - offsetof(vxr_pipes, pipeline),
+               "pipes_slots names every pipeline of vxr_pipes");
+static uint32_t pipes_slots(vxr_pipes *p, VkPipeline *dest[PIPES_SLOTS]) {
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < 2; g++)
+        for (uint32_t m = 0; m < VXR_MODES; m++) {
+            dest[n++] = &p->pipeline[g][m];
+            dest[n++] = &p->lod[g][m];
+        }
+    dest[n++] = &p->beam;
+    dest[n++] = &p->denoise;
+    for (uint32_t a = 0; a < 2; a++)
+        for (uint32_t m = 0; m < VXR_MODE_RAYS; m++) {
+            for (uint32_t l = 0; l < 2; l++) dest[n++] = &p->light[l][a][m];
+            for (uint32_t l = 0; l < 3; l++) dest[n++] = &p->miss[l][a][m];
+        }
+    return n;
+}
+
 void vxr_pipelines_destroy(vxr_context *c) {
+    VkPipeline *slot[PIPES_SLOTS];
     for (uint32_t i = 0; i < c->pipes_count; i++) {
-        for (uint32_t g = 0; g < 2; g++)
-            for (uint32_t m = 0; m < VXR_MODES; m++)
-                if (c->pipes[i]->pipeline[g][m])
-                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->pipeline[g][m], c->alloc);
-        if (c->pipes[i]->beam) c->vk.vkDestroyPipeline(c->device, c->pipes[i]->beam, c->alloc);
-        for (uint32_t l = 0; l < 2; l++)
-            for (uint32_t a = 0; a < 2; a++)
-                for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
-                    if (c->pipes[i]->light[l][a][m])
-                        c->vk.vkDestroyPipeline(c->device, c->pipes[i]->light[l][a][m], c->alloc);
-        for (uint32_t l = 0; l < 3; l++)
-            for (uint32_t a = 0; a < 2; a++)
-                for (uint32_t m = 0; m < VXR_MODE_RAYS; m++)
-                    if (c->pipes[i]->miss[l][a][m])
-                        c->vk.vkDestroyPipeline(c->device, c->pipes[i]->miss[l][a][m], c->alloc);
-        if (c->pipes[i]->denoise)
-            c->vk.vkDestroyPipeline(c->device, c->pipes[i]->denoise, c->alloc);
-        for (uint32_t g = 0; g < 2; g++)
-            for (uint32_t m = 0; m < VXR_MODES; m++)
-                if (c->pipes[i]->lod[g][m])
-                    c->vk.vkDestroyPipeline(c->device, c->pipes[i]->lod[g][m], c->alloc);
+        for (uint32_t k = 0, n = pipes_slots(c->pipes[i], slot); k < n; k++)
+            if (*slot[k]) c->vk.vkDestroyPipeline(c->device, *slot[k], c->alloc);
         free(c->pipes[i]);
     }
     free(c->pipes);
@@ -232,55 +239,93 @@ vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mod
                             dest, err);
 }
 
-/* The pipelines of a spec (2 x VXR_MODES, and the beam pass's), in one
- * call (drivers may compile them in parallel, and the host's cache sees
- * them all). Frames read the beam's distances when the context has it;
- * ray batches never do. */
-static vxr_result pipes_create(vxr_context *c, const vxr_spec *base, vxr_pipes *p, vxr_error *err) {
-    vxr_spec spec[2][VXR_MODES];
+vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
+                              vxr_error *err) {
+    vxr_context *c = r->ctx;
+    pthread_mutex_lock(&c->pipes_lock);
+    vxr_spec spec;
+    mode_spec(c, &r->pipes->spec, grid_level > 0, mode, VXR_LIGHT_FLAT, false, &spec);
+    VkPipeline *slot = &r->pipes->pipeline[grid_level > 0][mode];
+    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
+    *dest = *slot;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
+}
+
+vxr_result vxr_beam_pipeline(vxr_renderer *r, VkPipeline *dest, vxr_error *err) {
+    vxr_context *c = r->ctx;
+    *dest = VK_NULL_HANDLE;
+    if (!c->beam) return VXR_OK;
+    pthread_mutex_lock(&c->pipes_lock);
+    /* the scene's split and the workgroup (grid and the rest are push
+     * constants or not in its shader) */
+    vxr_result res = lazy_pipeline(c, c->beam_module, &r->pipes->spec, &r->pipes->beam, err);
+    *dest = r->pipes->beam;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return res;
+}
+
+/* The set's pipelines for flat frames, picks and batches that are not
+ * made yet (2 x VXR_MODES; the beam pass's, or without it the flat miss
+ * pipelines of the modes that have them), in one call: drivers may
+ * compile them in parallel, and the host's cache sees them all. Frames
+ * read the beam's distances when the context has it; ray batches never
+ * do. Under the context's pipes_lock. */
+static vxr_result pipes_compile(vxr_context *c, vxr_pipes *p, vxr_error *err) {
+    enum { MAX = 2 * VXR_MODES + VXR_MODE_RAYS };
+    vxr_spec spec[MAX];
     VkSpecializationMapEntry map[VXR_SPEC_COUNT];
     spec_map(map);
-    VkSpecializationInfo si[2][VXR_MODES];
-    VkComputePipelineCreateInfo pi[2 * VXR_MODES + 1];
+    VkSpecializationInfo si[MAX];
+    VkComputePipelineCreateInfo pi[MAX];
+    VkPipeline *slot[MAX];
+    uint32_t n = 0;
     for (uint32_t g = 0; g < 2; g++)
         for (uint32_t m = 0; m < VXR_MODES; m++) {
-            mode_spec(c, base, g, m, VXR_LIGHT_FLAT, false, &spec[g][m]);
-            si[g][m] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[g][m], &spec[g][m]};
-            pi[g * VXR_MODES + m] = trace_info(c, &si[g][m]);
+            if (p->pipeline[g][m]) continue;
+            mode_spec(c, &p->spec, g, m, VXR_LIGHT_FLAT, false, &spec[n]);
+            slot[n++] = &p->pipeline[g][m];
         }
-    /* the beam pass: the scene's split and the workgroup (grid and the
-     * rest are push constants or not in its shader) */
-    VkSpecializationInfo beam_si = {VXR_SPEC_COUNT, map, sizeof *base, base};
-    pi[2 * VXR_MODES] = pi[0];
-    pi[2 * VXR_MODES].stage.module = c->beam_module;
-    pi[2 * VXR_MODES].stage.pSpecializationInfo = &beam_si;
-    VkPipeline made[2 * VXR_MODES + 1] = {VK_NULL_HANDLE};
-    uint32_t n = 2 * VXR_MODES + (c->beam ? 1 : 0);
+    for (uint32_t m = 0; !c->beam && m < VXR_MODE_RAYS; m++) {
+        if (p->miss[VXR_LIGHT_FLAT][0][m]) continue;
+        mode_spec(c, &p->spec, 0, m, VXR_LIGHT_FLAT, false, &spec[n]);
+        spec[n].miss = true; /* as vxr_miss_pipeline's */
+        slot[n++] = &p->miss[VXR_LIGHT_FLAT][0][m];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        si[i] = (VkSpecializationInfo){VXR_SPEC_COUNT, map, sizeof spec[i], &spec[i]};
+        pi[i] = trace_info(c, &si[i]);
+    }
+    VkSpecializationInfo beam_si = {VXR_SPEC_COUNT, map, sizeof p->spec, &p->spec};
+    if (c->beam && !p->beam) {
+        pi[n] = trace_info(c, &beam_si);
+        pi[n].stage.module = c->beam_module;
+        slot[n++] = &p->beam;
+    }
+    if (n == 0) return VXR_OK;
+    VkPipeline made[MAX] = {VK_NULL_HANDLE};
     vxr_result res = vxr_vk_check(
         c, err, c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, n, pi, c->alloc, made),
         "vkCreateComputePipelines");
-    if (res != VXR_OK) { /* a failed call may leave some made: none is kept */
-        for (uint32_t i = 0; i < n; i++)
-            if (made[i]) c->vk.vkDestroyPipeline(c->device, made[i], c->alloc);
-        return res;
+    for (uint32_t i = 0; i < n; i++) { /* a failed call may leave some made: none is kept */
+        if (res == VXR_OK)
+            *slot[i] = made[i];
+        else if (made[i])
+            c->vk.vkDestroyPipeline(c->device, made[i], c->alloc);
     }
-    memcpy(p->pipeline, made, sizeof p->pipeline);
-    p->beam = made[2 * VXR_MODES];
-    return VXR_OK;
+    return res;
 }
 
-vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
+vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, bool ahead, vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec key = r->spec;
     key.grid = key.picks = key.rays = key.host = key.beam = key.light = key.lod = key.miss = 0;
     vxr_result res = VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
-    for (uint32_t i = 0; i < c->pipes_count; i++)
-        if (!memcmp(&c->pipes[i]->spec, &key, sizeof key)) {
-            r->pipes = c->pipes[i];
-            goto done;
-        }
-    if (c->pipes_count == c->pipes_cap) {
+    vxr_pipes *p = NULL;
+    for (uint32_t i = 0; i < c->pipes_count && !p; i++)
+        if (!memcmp(&c->pipes[i]->spec, &key, sizeof key)) p = c->pipes[i];
+    if (!p && c->pipes_count == c->pipes_cap) {
         uint32_t cap = c->pipes_cap ? 2 * c->pipes_cap : 4;
         vxr_pipes **grown = realloc(c->pipes, cap * sizeof *grown);
         if (!grown) {
@@ -290,18 +335,16 @@ vxr_result vxr_renderer_pipelines_make(vxr_renderer *r, vxr_error *err) {
         c->pipes = grown;
         c->pipes_cap = cap;
     }
-    vxr_pipes *p = calloc(1, sizeof *p);
     if (!p) {
-        res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory for pipelines");
-        goto done;
+        if (!(p = calloc(1, sizeof *p))) {
+            res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory for pipelines");
+            goto done;
+        }
+        p->spec = key;
+        c->pipes[c->pipes_count++] = p;
     }
-    p->spec = key;
-    if ((res = pipes_create(c, &key, p, err)) != VXR_OK) {
-        free(p); /* pipes_create keeps no pipeline when it fails */
-        goto done;
-    }
-    c->pipes[c->pipes_count++] = p;
-    r->pipes = p;
+    if (ahead || !c->lazy) res = pipes_compile(c, p, err);
+    if (res == VXR_OK) r->pipes = p;
 done:
     pthread_mutex_unlock(&c->pipes_lock);
     return res;
@@ -365,6 +408,17 @@ fail:
 uint32_t vxr_context_pipeline_sets(vxr_context *c) {
     pthread_mutex_lock(&c->pipes_lock);
     uint32_t n = c->pipes_count;
+    pthread_mutex_unlock(&c->pipes_lock);
+    return n;
+}
+
+uint32_t vxr_context_pipeline_count(vxr_context *c) {
+    pthread_mutex_lock(&c->pipes_lock);
+    uint32_t n = 0;
+    VkPipeline *slot[PIPES_SLOTS];
+    for (uint32_t i = 0; i < c->pipes_count; i++)
+        for (uint32_t k = 0, m = pipes_slots(c->pipes[i], slot); k < m; k++)
+            n += *slot[k] != VK_NULL_HANDLE;
     pthread_mutex_unlock(&c->pipes_lock);
     return n;
 }

@@ -53,9 +53,9 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod
     p->lod = lod;
     p->flags = VXR_LOOP_PROBE << VXR_PROBE_SHIFT;
     p->magnitude = vxr_renderer_magnitude(r);
+    if (!pipeline) return VXR_OK;
     if (lod > 0.0f) return vxr_lod_pipeline(r, level, mode, pipeline, err);
-    *pipeline = vxr_renderer_pipeline(r, level, mode);
-    return VXR_OK;
+    return vxr_frame_pipeline(r, level, mode, pipeline, err);
 }
 
 /* A layout change of an image (and, when mb is not NULL, a memory
@@ -286,7 +286,9 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     const uint32_t model = f->light ? f->light->model : VXR_LIGHT_FLAT;
     /* light frames are of voxels: the level of detail is for flat ones */
     const float lod = model == VXR_LIGHT_FLAT ? vxr_camera_lod(cam, f->lod).k : 0.0f;
-    res = begin(r, t, f->grid, lod, reach_of(r, cam, lod), mode, &p, &pipeline, err);
+    /* a light frame's pipeline is its model's (below) */
+    res = begin(r, t, f->grid, lod, reach_of(r, cam, lod), mode, &p,
+                model == VXR_LIGHT_FLAT ? &pipeline : NULL, err);
     if (res != VXR_OK) return res;
     vxr_gpu_frame data;
     if (model != VXR_LIGHT_FLAT) {
@@ -315,6 +317,10 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     if (leaves_out(r, t, g) &&
         (res = vxr_miss_pipeline(r, model, t->has_aovs && model != VXR_LIGHT_FLAT, mode, &miss,
                                  err)) != VXR_OK)
+        return res;
+    VkPipeline beam = VK_NULL_HANDLE;
+    if (cam->projection != VXR_PROJECTION_ORTHOGRAPHIC &&
+        (res = vxr_beam_pipeline(r, &beam, err)) != VXR_OK)
         return res;
     memcpy(p.eye, cam->eye, sizeof p.eye);
     memcpy(p.forward, cam->forward, sizeof p.forward);
@@ -357,9 +363,9 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     /* The beam pre-pass: a start distance per tile for a perspective
      * frame. dispatch's barriers order it after the last frame's reads of
      * the distances (write after read) and before this frame's reads. */
-    if (r->pipes->beam && cam->projection != VXR_PROJECTION_ORTHOGRAPHIC) {
+    if (beam) {
         p.flags |= VXR_FRAME_BEAM;
-        dispatch(r, t, &p, r->pipes->beam, t->tiles_x, t->tiles_y, cmd);
+        dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
     if (model == VXR_LIGHT_FLAT) {
         dispatch_groups(r, t, &p, pipeline, g, cmd);

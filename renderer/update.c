@@ -564,7 +564,7 @@ vxr_result vxr_renderer_update(vxr_renderer *r, const vxr_scene *s, VkCommandBuf
      * are refused and every update tries again */
     r->pipes_due |= vxr_spec_chunks(r);
     r->pipes_due |= vxr_spec_wide(r, s);
-    if (r->pipes_due && (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK) goto done;
+    if (r->pipes_due && (res = vxr_renderer_pipelines_make(r, false, err)) != VXR_OK) goto done;
     r->pipes_due = false;
     r->serial = u.serial;
     r->version = s->version;

@@ -260,9 +260,9 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
                                    NULL);
     }
-    /* every pipeline now: rendering never compiles */
+    /* every flat pipeline now, unless the context is lazy */
     if ((res = vxr_renderer_bind(r, err)) != VXR_OK ||
-        (res = vxr_renderer_pipelines_make(r, err)) != VXR_OK)
+        (res = vxr_renderer_pipelines_make(r, false, err)) != VXR_OK)
         goto fail;
     for (int k = 0; k < VXR_SECTIONS; k++) free(host[k]);
     vxr_renderer_keep_hierarchy(r, &bvh); /* updates refit it */
@@ -328,7 +328,7 @@ vxr_result vxr_renderer_update_instances(vxr_renderer *r, const vxr_scene *s, Vk
 vxr_result vxr_renderer_prepare(vxr_context *c, const vxr_scene *s, vxr_error *err) {
     vxr_renderer shape = {.ctx = c};
     vxr_result res = plan_shape(&shape, s, err);
-    return res == VXR_OK ? vxr_renderer_pipelines_make(&shape, err) : res;
+    return res == VXR_OK ? vxr_renderer_pipelines_make(&shape, true, err) : res;
 }
 
 void vxr_renderer_upload_done(vxr_renderer *r) {

@@ -11,7 +11,11 @@
  *  - pipelines built ahead (vxr_renderer_prepare, on a worker thread) are
  *    the ones renderers of that scene's shape then use: creating one builds
  *    none, a scene of another shape builds its own, a prepare racing a
- *    create builds them once. */
+ *    create builds them once;
+ *  - a lazy context (lazy_pipelines) creates a renderer compiling nothing
+ *    and a frame compiling only what it uses, with the records of an eager
+ *    context, whose flat frames compile nothing; a prepare then builds the
+ *    rest of the eager set. */
 #include <pthread.h>
 #include "gpu.h"
 #include "vxr/formats.h"
@@ -25,29 +29,46 @@ static vxr_scene *load_scene(void) {
     return s;
 }
 
-/* Renders one frame of s with a fresh renderer and target on g and checks
- * that some pixel hit. */
-static void render_once(cli_gpu *g, const vxr_scene *s) {
+enum { FRAME_W = 48, FRAME_H = 32, FRAME_PIXELS = FRAME_W * FRAME_H };
+
+/* One frame of s at FRAME_W x FRAME_H with picks on g's context: the pipelines the
+ * context held after the renderer's creation and after the frame, and the
+ * frame's records into picks. */
+static void frame_counts(cli_gpu *g, const vxr_scene *s, uint32_t made[2], vxr_gpu_pick *picks) {
     vxr_error err = {{0}};
     vxr_camera cam = {0};
     vxr_camera_orbit(s, 0.7f, 0.5f, 0.8f, &cam);
-    cam.width = 32;
-    cam.height = 24;
+    cam.width = FRAME_W;
+    cam.height = FRAME_H;
     CHECK(vxr_camera_setup(&cam) == VXR_OK);
     vxr_renderer *r = NULL;
     vxr_target *t = NULL;
     vxr_target_desc td = {.width = cam.width, .height = cam.height, .picks = true};
     CHECK(cli_gpu_begin(g, &err) == VXR_OK);
     CHECK(vxr_renderer_create(g->ctx, s, g->cmd, &r, &err) == VXR_OK);
+    made[0] = vxr_context_pipeline_count(g->ctx);
     CHECK(vxr_target_create(g->ctx, &td, &t, &err) == VXR_OK);
     if (r && t) CHECK(vxr_renderer_render(r, t, &cam, 1, g->cmd, &err) == VXR_OK);
+    made[1] = vxr_context_pipeline_count(g->ctx);
     CHECK(cli_gpu_submit(g, &err) == VXR_OK);
-    uint32_t hits = 0;
-    for (uint32_t i = 0; t && i < cam.width * cam.height; i++)
-        hits += (vxr_target_picks(t)[i].flags & VXR_PICK_HIT) != 0;
-    CHECK(hits > 0);
+    if (t) memcpy(picks, vxr_target_picks(t), cam.width * cam.height * sizeof *picks);
     vxr_target_destroy(t);
     vxr_renderer_destroy(r);
+}
+
+static uint32_t hits_of(const vxr_gpu_pick picks[FRAME_PIXELS]) {
+    uint32_t hits = 0;
+    for (uint32_t i = 0; i < FRAME_PIXELS; i++) hits += (picks[i].flags & VXR_PICK_HIT) != 0;
+    return hits;
+}
+
+/* Renders one frame of s with a fresh renderer and target on g and checks
+ * that some pixel hit. */
+static void render_once(cli_gpu *g, const vxr_scene *s) {
+    static vxr_gpu_pick picks[FRAME_PIXELS];
+    uint32_t made[2];
+    frame_counts(g, s, made, picks);
+    CHECK(hits_of(picks) > 0);
 }
 
 /* Many buffers in few blocks; the query adds up; all freed. */
@@ -469,5 +490,38 @@ static void test_prepare(void) {
     vxr_scene_destroy(other);
 }
 
+static void test_lazy(void) {
+    vxr_scene *s = load_scene();
+    CHECK(s != NULL);
+    if (!s) return;
+    static vxr_gpu_pick eager_picks[FRAME_PIXELS], lazy_picks[FRAME_PIXELS];
+    uint32_t eager[2] = {0}, lazy[2] = {0};
+    cli_gpu g;
+    vxr_error err = {{0}};
+    if (cli_gpu_open(&g, &(vxr_context_desc){.validation = true}, &err) != VXR_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        vxr_scene_destroy(s);
+        SKIP("no device");
+    }
+    frame_counts(&g, s, eager, eager_picks);
+    CHECK(eager[0] >= 8); /* voxels and grids, each of 4 modes */
+    CHECK_EQ_INT(eager[1], eager[0]);
+    CHECK_EQ_INT(vxr_context_validation_messages(g.ctx), 0);
+    cli_gpu_close(&g);
+    CHECK(cli_gpu_open(&g, &(vxr_context_desc){.validation = true, .lazy_pipelines = true}, &err) ==
+          VXR_OK);
+    frame_counts(&g, s, lazy, lazy_picks);
+    CHECK_EQ_INT(lazy[0], 0);
+    CHECK(lazy[1] >= 1 && lazy[1] <= 2); /* the frame's, and its misses' on lavapipe */
+    CHECK(vxr_renderer_prepare(g.ctx, s, &err) == VXR_OK);
+    CHECK_EQ_INT(vxr_context_pipeline_count(g.ctx), eager[0]);
+    CHECK_EQ_INT(vxr_context_pipeline_sets(g.ctx), 1);
+    CHECK_EQ_INT(vxr_context_validation_messages(g.ctx), 0);
+    cli_gpu_close(&g);
+    CHECK(hits_of(eager_picks) > 0);
+    CHECK(!memcmp(eager_picks, lazy_picks, sizeof eager_picks));
+    vxr_scene_destroy(s);
+}
+
 VXR_TEST_MAIN(TEST(test_memory), TEST(test_allocator), TEST(test_names), TEST(test_sync_validation),
-              TEST(test_host_api_1_0), TEST(test_prepare))
+              TEST(test_host_api_1_0), TEST(test_prepare), TEST(test_lazy))

@@ -64,6 +64,7 @@ int cmd_bench_render(int argc, char **argv) {
     if (!cli_view_args_parse(&a, "bench render", argc, argv, CLI_WIDTH, CLI_HEIGHT))
         return EXIT_USAGE;
     if (a.out || a.hits) return cli_usage("bench render: --out and --hits belong to render");
+    a.eager = true; /* upload_ms and new_grid_extra_ms are what a host gets by default */
     vxr_error err = {{0}};
     vxr_result r = VXR_OK;
     vxr_scene *scene;

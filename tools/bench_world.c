@@ -109,7 +109,8 @@ int cmd_bench_world(int argc, char **argv) {
     vxr_renderer *ren = NULL;
     vxr_target *target = NULL;
     const vxr_target_desc td = {.width = width, .height = height};
-    r = cli_gpu_open(&gpu, &(vxr_context_desc){.validation = validate}, &err);
+    r = cli_gpu_open(&gpu, &(vxr_context_desc){.validation = validate, .lazy_pipelines = true},
+                     &err);
     if (r != VXR_OK) {
         vxr_world_close(w);
         free(cams);

@@ -118,7 +118,8 @@ int cmd_pick(int argc, char **argv) {
     vxr_picker *picker = NULL;
     gpu_picker g = {.capacity = n < BATCH_RAYS ? (uint32_t)(n ? n : 1) : BATCH_RAYS};
     if (use_gpu) {
-        r = cli_gpu_open(&g.gpu, &(vxr_context_desc){.validation = validate}, &err);
+        r = cli_gpu_open(&g.gpu,
+                         &(vxr_context_desc){.validation = validate, .lazy_pipelines = true}, &err);
         if (r == VXR_OK) r = vxr_rays_create(g.gpu.ctx, g.capacity, &g.batch, &err);
         if (r != VXR_OK) {
             cli_gpu_close(&g.gpu);

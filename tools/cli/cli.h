@@ -187,6 +187,9 @@ typedef struct cli_view_args {
     cli_light_args light;
     float lod;      /* --lod BIAS (vxr_frame.lod) */
     bool lod_given; /* else cli_lod_default of the scene, once it is opened */
+    /* false: each pipeline at its first use (lazy_pipelines); true: every
+     * flat one at the renderer's creation, as a host gets by default */
+    bool eager;
 } cli_view_args;
 
 /* Defaults: no scene, size width x height, grid 1, culling on. */

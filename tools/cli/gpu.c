@@ -159,8 +159,9 @@ int cli_view_open(const char *cmd, cli_view_args *a, int view, vxr_scene **scene
     /* What the eye sees (view distances), as `vxr pick` does per origin. */
     if (status == EXIT_OK && a->cull && (r = cull_once(*scene, a->cam.eye)) != VXR_OK)
         status = cli_fail(a->scene, r, &err);
-    if (status == EXIT_OK &&
-        (r = cli_gpu_open(gpu, &(vxr_context_desc){.validation = a->validate}, &err)) != VXR_OK)
+    /* a command renders a few kinds of frame: each pipeline at its first use */
+    const vxr_context_desc desc = {.validation = a->validate, .lazy_pipelines = !a->eager};
+    if (status == EXIT_OK && (r = cli_gpu_open(gpu, &desc, &err)) != VXR_OK)
         status = cli_fail(cmd, r, &err);
     if (status != EXIT_OK) {
         vxr_scene_destroy(*scene);

@@ -265,7 +265,9 @@ vxr_result view_vk_open(view_vk *v, GLFWwindow *window, bool validate, vxr_error
     if (!exts)
         return fail(err, VXR_ERROR_DEVICE, "the window system has no Vulkan surface support");
     static const char *const device_exts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+    /* lazy: the viewer's default light frames use none of the flat set */
     vxr_context_desc d = {.validation = validate,
+                          .lazy_pipelines = true,
                           .instance_extensions = exts,
                           .instance_extension_count = n_exts,
                           .device_extensions = device_exts,

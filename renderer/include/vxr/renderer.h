@@ -159,10 +159,20 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           maxTexelBufferElements texels.
  *   pipeline_cache          VK_NULL_HANDLE: none; else the host's cache,
  *                           used for every pipeline vxr creates (a host
- *                           that saves it skips compiling next run). vxr
- *                           creates pipelines only in vxr_renderer_create
+ *                           that saves it skips compiling next run).
+ *   lazy_pipelines          false: vxr creates the pipelines of flat
+ *                           frames, picks and ray batches in
+ *                           vxr_renderer_create (or vxr_renderer_prepare)
  *                           and in an update that re-lays a scene out,
- *                           never while recording a frame
+ *                           never while recording such a frame; frames at
+ *                           a level of detail and light frames create
+ *                           theirs at their first use. true: every
+ *                           pipeline at its first use, while recording
+ *                           the frame or batch that needs it (about 0.5 s
+ *                           each on lavapipe, and a renderer uses a few of
+ *                           the dozen it may): for short-lived programs
+ *                           (the vxr command line); vxr_renderer_prepare
+ *                           still builds a shape's flat pipelines ahead.
  *   force_staging           false: scene data is written straight into
  *                           mapped device-local memory when the device has
  *                           some. true: always through staging buffers and
@@ -218,6 +228,7 @@ typedef struct vxr_context_desc {
     uint64_t max_binding_bytes;
     bool force_staging;
     VkPipelineCache pipeline_cache;
+    bool lazy_pipelines;
     vxr_log_fn log;
     void *log_user;
     bool debug_names;
@@ -256,10 +267,13 @@ VXR_API void vxr_context_destroy(vxr_context *ctx);
 VXR_API void vxr_context_get_info(const vxr_context *ctx, vxr_context_info *dest);
 /* Validation warnings and errors seen so far (own context with validation). */
 VXR_API uint32_t vxr_context_validation_messages(const vxr_context *ctx);
-/* The scene shapes whose pipelines the context holds (each built once, by
- * vxr_renderer_prepare, vxr_renderer_create, or an update that split a
- * section over more bindings). */
+/* The scene shapes the context holds pipelines for (each set made once,
+ * by vxr_renderer_prepare, vxr_renderer_create, or an update that split a
+ * section over more bindings; a lazy context's fills as frames need them). */
 VXR_API uint32_t vxr_context_pipeline_sets(vxr_context *ctx);
+/* The pipelines the context holds, of every set (each made once; none
+ * is freed before the context). May be called from any thread. */
+VXR_API uint32_t vxr_context_pipeline_count(vxr_context *ctx);
 /* The device memory vxr allocated. vxr sub-allocates its buffers and
  * images from a few large VkDeviceMemory blocks per memory type (64 MiB
  * once grown, smaller first) and gives a resource larger than half a
@@ -301,12 +315,13 @@ typedef struct vxr_renderer vxr_renderer;
  * vxr_renderer_upload_done or destroy. */
 VXR_API vxr_result vxr_renderer_create(vxr_context *ctx, const vxr_scene *scene,
                                        VkCommandBuffer cmd, vxr_renderer **dest, vxr_error *err);
-/* Builds ahead the pipelines a renderer of scene would use (they depend on
- * the scene's shape only: its attribute size, how its sections split over
- * bindings and whether a model is live, which turns the wide walk off),
- * into the context's set, so that vxr_renderer_create of
- * this scene, or of another of the same shape, compiles nothing (1 to 3 s
- * on lavapipe). Any thread may call it, for example a worker while the
+/* Builds ahead the pipelines of flat frames, picks and ray batches that a
+ * renderer of scene would use (they depend on the scene's shape only: its
+ * attribute size, how its sections split over bindings and whether a
+ * model is live, which turns the wide walk off), into the context's set,
+ * so that vxr_renderer_create of this scene, or of another of the same
+ * shape, compiles nothing (3 to 5 s on lavapipe), nor do its flat frames,
+ * in a lazy context too. Any thread may call it, for example a worker while the
  * host loads, also while other threads create renderers of the context:
  * a creator that needs the same pipelines meanwhile waits for them instead
  * of compiling them again. Reads the scene only (nothing is kept or
