@@ -507,7 +507,7 @@ static void test_placement_rule(void) {
         int R[9];
         if (!rotation_of(b, R)) continue;
         rotations++;
-        char rs[8];
+        char rs[12]; /* "%d" of any int */
         snprintf(rs, sizeof rs, "%d", b);
         for (int i = 0; i < 4; i++) {
             int want[3];
