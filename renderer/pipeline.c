@@ -168,6 +168,18 @@ static void spec_map(VkSpecializationMapEntry map[VXR_SPEC_COUNT]) {
 
 /* Makes *slot, one pipeline of module with spec, unless it is made;
  * under the context's pipes_lock. */
+/* A slot is written once, under the context's pipes_lock, by a release
+ * store; a flat frame whose slot is made reads it by an acquire load
+ * without the lock, so it never waits for a batch another thread is
+ * compiling (vxr_renderer_prepare on a worker). */
+static void slot_set(VkPipeline *slot, VkPipeline p) {
+    __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+}
+
+static VkPipeline slot_get(VkPipeline *slot) {
+    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
 static vxr_result lazy_pipeline(vxr_context *c, VkShaderModule module, const vxr_spec *spec,
                                 VkPipeline *slot, vxr_error *err) {
     if (*slot) return VXR_OK;
@@ -176,11 +188,12 @@ static vxr_result lazy_pipeline(vxr_context *c, VkShaderModule module, const vxr
     VkSpecializationInfo si = {VXR_SPEC_COUNT, map, sizeof *spec, spec};
     VkComputePipelineCreateInfo pi = trace_info(c, &si);
     pi.stage.module = module;
+    VkPipeline made = VK_NULL_HANDLE;
     vxr_result res = vxr_vk_check(
         c, err,
-        c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, slot),
+        c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, &made),
         "vkCreateComputePipelines");
-    if (res != VXR_OK) *slot = VK_NULL_HANDLE;
+    if (res == VXR_OK) slot_set(slot, made);
     return res;
 }
 
@@ -242,10 +255,11 @@ vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mod
 vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
                               vxr_error *err) {
     vxr_context *c = r->ctx;
+    VkPipeline *slot = &r->pipes->pipeline[grid_level > 0][mode];
+    if ((*dest = slot_get(slot)) != VK_NULL_HANDLE) return VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     vxr_spec spec;
     mode_spec(c, &r->pipes->spec, grid_level > 0, mode, VXR_LIGHT_FLAT, false, &spec);
-    VkPipeline *slot = &r->pipes->pipeline[grid_level > 0][mode];
     vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
     *dest = *slot;
     pthread_mutex_unlock(&c->pipes_lock);
@@ -255,7 +269,7 @@ vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mod
 vxr_result vxr_beam_pipeline(vxr_renderer *r, VkPipeline *dest, vxr_error *err) {
     vxr_context *c = r->ctx;
     *dest = VK_NULL_HANDLE;
-    if (!c->beam) return VXR_OK;
+    if (!c->beam || (*dest = slot_get(&r->pipes->beam)) != VK_NULL_HANDLE) return VXR_OK;
     pthread_mutex_lock(&c->pipes_lock);
     /* the scene's split and the workgroup (grid and the rest are push
      * constants or not in its shader) */
@@ -309,7 +323,7 @@ static vxr_result pipes_compile(vxr_context *c, vxr_pipes *p, vxr_error *err) {
         "vkCreateComputePipelines");
     for (uint32_t i = 0; i < n; i++) { /* a failed call may leave some made: none is kept */
         if (res == VXR_OK)
-            *slot[i] = made[i];
+            slot_set(slot[i], made[i]);
         else if (made[i])
             c->vk.vkDestroyPipeline(c->device, made[i], c->alloc);
     }

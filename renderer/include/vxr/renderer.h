@@ -160,19 +160,6 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *   pipeline_cache          VK_NULL_HANDLE: none; else the host's cache,
  *                           used for every pipeline vxr creates (a host
  *                           that saves it skips compiling next run).
- *   lazy_pipelines          false: vxr creates the pipelines of flat
- *                           frames, picks and ray batches in
- *                           vxr_renderer_create (or vxr_renderer_prepare)
- *                           and in an update that re-lays a scene out,
- *                           never while recording such a frame; frames at
- *                           a level of detail and light frames create
- *                           theirs at their first use. true: every
- *                           pipeline at its first use, while recording
- *                           the frame or batch that needs it (about 0.5 s
- *                           each on lavapipe, and a renderer uses a few of
- *                           the dozen it may): for short-lived programs
- *                           (the vxr command line); vxr_renderer_prepare
- *                           still builds a shape's flat pipelines ahead.
  *   force_staging           false: scene data is written straight into
  *                           mapped device-local memory when the device has
  *                           some. true: always through staging buffers and
@@ -198,7 +185,21 @@ typedef void (*vxr_log_fn)(void *user, const char *message);
  *                           pixels (rays); the device's limits
  *                           (maxComputeWorkGroupSize, ...Invocations) must
  *                           allow it, else VXR_ERROR_ARGUMENT, as for one
- *                           of them zero or a bad VXR_WORKGROUP. */
+ *                           of them zero or a bad VXR_WORKGROUP.
+ *   lazy_pipelines          false: vxr creates the pipelines of flat
+ *                           frames, picks and ray batches (at full
+ *                           resolution) in
+ *                           vxr_renderer_create (or vxr_renderer_prepare)
+ *                           and in an update that re-lays a scene out,
+ *                           never while recording such a frame; frames and
+ *                           batches at a level of detail and light frames
+ *                           create theirs at their first use. true: every
+ *                           pipeline at its first use, while recording
+ *                           the frame or batch that needs it (about 0.5 s
+ *                           each on lavapipe, and a renderer uses a few of
+ *                           the dozen it may): for short-lived programs
+ *                           (the vxr command line); vxr_renderer_prepare
+ *                           still builds a shape's flat pipelines ahead. */
 /* A per-device choice that a host may force (vxr_context_desc). */
 typedef enum vxr_choice {
     VXR_CHOICE_AUTO = 0, /* the environment's, else the device's */
@@ -228,13 +229,13 @@ typedef struct vxr_context_desc {
     uint64_t max_binding_bytes;
     bool force_staging;
     VkPipelineCache pipeline_cache;
-    bool lazy_pipelines;
     vxr_log_fn log;
     void *log_user;
     bool debug_names;
     const VkAllocationCallbacks *allocator;
     vxr_choice beam;
     uint32_t workgroup_width, workgroup_height;
+    bool lazy_pipelines;
 } vxr_context_desc;
 
 typedef struct vxr_context vxr_context;
