@@ -166,12 +166,10 @@ static void spec_map(VkSpecializationMapEntry map[VXR_SPEC_COUNT]) {
     for (uint32_t i = 0; i < VXR_SPEC_COUNT; i++) map[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
 }
 
-/* Makes *slot, one pipeline of module with spec, unless it is made;
- * under the context's pipes_lock. */
 /* A slot is written once, under the context's pipes_lock, by a release
- * store; a flat frame whose slot is made reads it by an acquire load
- * without the lock, so it never waits for a batch another thread is
- * compiling (vxr_renderer_prepare on a worker). */
+ * store; a frame whose slot is made reads it by an acquire load without
+ * the lock, so it never waits for a batch another thread is compiling
+ * (vxr_renderer_prepare on a worker). */
 static void slot_set(VkPipeline *slot, VkPipeline p) {
     __atomic_store_n(slot, p, __ATOMIC_RELEASE);
 }
@@ -180,6 +178,8 @@ static VkPipeline slot_get(VkPipeline *slot) {
     return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
 
+/* Makes *slot, one pipeline of module with spec, unless it is made;
+ * under the context's pipes_lock. */
 static vxr_result lazy_pipeline(vxr_context *c, VkShaderModule module, const vxr_spec *spec,
                                 VkPipeline *slot, vxr_error *err) {
     if (*slot) return VXR_OK;
@@ -194,6 +194,17 @@ static vxr_result lazy_pipeline(vxr_context *c, VkShaderModule module, const vxr
         c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &pi, c->alloc, &made),
         "vkCreateComputePipelines");
     if (res == VXR_OK) slot_set(slot, made);
+    return res;
+}
+
+/* *dest: *slot, made now from module and spec when it is the first. */
+static vxr_result slot_pipeline(vxr_context *c, VkShaderModule module, const vxr_spec *spec,
+                                VkPipeline *slot, VkPipeline *dest, vxr_error *err) {
+    if ((*dest = slot_get(slot)) != VK_NULL_HANDLE) return VXR_OK;
+    pthread_mutex_lock(&c->pipes_lock);
+    vxr_result res = lazy_pipeline(c, module, spec, slot, err);
+    *dest = *slot;
+    pthread_mutex_unlock(&c->pipes_lock);
     return res;
 }
 
@@ -229,15 +240,11 @@ static vxr_result variant_pipeline(vxr_renderer *r, VkPipeline *slot, bool grid,
                                    uint32_t model, bool aovs, bool lod, VkPipeline *dest,
                                    vxr_error *err) {
     vxr_context *c = r->ctx;
-    pthread_mutex_lock(&c->pipes_lock);
     vxr_spec spec;
     mode_spec(c, &r->pipes->spec, grid, mode, model, aovs, &spec);
     spec.lod = lod;
     spec.miss = !lod;
-    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
-    *dest = *slot;
-    pthread_mutex_unlock(&c->pipes_lock);
-    return res;
+    return slot_pipeline(c, c->module, &spec, slot, dest, err);
 }
 
 vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
@@ -255,28 +262,18 @@ vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mod
 vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
                               vxr_error *err) {
     vxr_context *c = r->ctx;
-    VkPipeline *slot = &r->pipes->pipeline[grid_level > 0][mode];
-    if ((*dest = slot_get(slot)) != VK_NULL_HANDLE) return VXR_OK;
-    pthread_mutex_lock(&c->pipes_lock);
     vxr_spec spec;
     mode_spec(c, &r->pipes->spec, grid_level > 0, mode, VXR_LIGHT_FLAT, false, &spec);
-    vxr_result res = lazy_pipeline(c, c->module, &spec, slot, err);
-    *dest = *slot;
-    pthread_mutex_unlock(&c->pipes_lock);
-    return res;
+    return slot_pipeline(c, c->module, &spec, &r->pipes->pipeline[grid_level > 0][mode], dest, err);
 }
 
 vxr_result vxr_beam_pipeline(vxr_renderer *r, VkPipeline *dest, vxr_error *err) {
     vxr_context *c = r->ctx;
     *dest = VK_NULL_HANDLE;
-    if (!c->beam || (*dest = slot_get(&r->pipes->beam)) != VK_NULL_HANDLE) return VXR_OK;
-    pthread_mutex_lock(&c->pipes_lock);
+    if (!c->beam) return VXR_OK;
     /* the scene's split and the workgroup (grid and the rest are push
      * constants or not in its shader) */
-    vxr_result res = lazy_pipeline(c, c->beam_module, &r->pipes->spec, &r->pipes->beam, err);
-    *dest = r->pipes->beam;
-    pthread_mutex_unlock(&c->pipes_lock);
-    return res;
+    return slot_pipeline(c, c->beam_module, &r->pipes->spec, &r->pipes->beam, dest, err);
 }
 
 /* The set's pipelines for flat frames, picks and batches that are not
