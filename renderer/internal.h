@@ -312,7 +312,7 @@ struct vxr_target {
     vxr_buf frame;   /* vxr_gpu_frame, written by each light frame's commands */
     vxr_buf accum;   /* VXR_ACCUM_FLOATS per pixel with light; a stand-in without */
     vxr_buf aovs;    /* VXR_AOV_FLOATS per pixel with aovs; a stand-in without */
-    vxr_buf denoise; /* 2 x vec4 per pixel with aovs (denoise.comp); a stand-in without */
+    vxr_buf denoise; /* VXR_DENOISE_FLOATS per pixel with aovs (denoise.comp); a stand-in without */
     bool has_light, has_aovs;
     uint32_t samples; /* the samples the sums hold (light frames) */
     VkDescriptorPool pool;

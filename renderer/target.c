@@ -82,7 +82,7 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
     if ((depth && (uint64_t)w * h * 4 > range) ||
         (light && (uint64_t)w * h * 4 * VXR_ACCUM_FLOATS > range) ||
         (aovs && (uint64_t)w * h * 4 * VXR_AOV_FLOATS > range) ||
-        (aovs && (uint64_t)w * h * 32 > range))
+        (aovs && (uint64_t)w * h * 4 * VXR_DENOISE_FLOATS > range))
         return vxr_ctx_fail(c, err, VXR_ERROR_LIMIT,
                             "%ux%u pixels of %s exceed one storage binding (%llu bytes)", w, h,
                             aovs    ? "outputs"
@@ -156,7 +156,7 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
                                       : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                              readback && aovs ? host : 0, &t->aovs, err);
     if (res == VXR_OK)
-        res = vxr_buf_create(c, aovs ? (VkDeviceSize)w * h * 32 : 16, storage,
+        res = vxr_buf_create(c, aovs ? (VkDeviceSize)w * h * 4 * VXR_DENOISE_FLOATS : 16, storage,
                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->denoise, err);
     if (res == VXR_OK) res = create_set(t, err);
     if (res != VXR_OK) {

@@ -373,10 +373,12 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     } else {
         light_dispatches(r, t, f, &data, &p, pipeline, g, miss, cmd);
         /* the denoiser's passes over the frame's light, the last into
-         * the image (dispatch orders each after the one before) */
+         * the image (bind orders each after the one before), over the
+         * workgroups that may meet the scene: the rest are sky, which it
+         * would write as the misses did */
         for (uint32_t k = 0; denoise && k < VXR_DENOISE_PASSES; k++) {
             p.ray_count = k;
-            dispatch(r, t, &p, denoise, t->width, t->height, cmd);
+            dispatch_groups(r, t, &p, denoise, g, cmd);
         }
     }
 

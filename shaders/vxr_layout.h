@@ -287,9 +287,10 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_FRAME      5 /* vxr_gpu_frame: the light of the frame */
 #define VXR_BIND_ACCUM      6 /* VXR_ACCUM_FLOATS per pixel: the sums of the samples so far */
 #define VXR_BIND_AOV        7 /* the per-pixel outputs, VXR_AOV_* planes of width * height */
-#define VXR_BIND_DENOISE    8 /* 2 x vec4 per pixel: the denoiser's passes (denoise.comp) */
+#define VXR_BIND_DENOISE    8 /* VXR_DENOISE_FLOATS per pixel: the denoiser's work */
 #define VXR_TARGET_BINDINGS 9
-#define VXR_DENOISE_PASSES  5 /* a-trous passes: taps 1, 2, 4, 8 and 16 pixels apart */
+#define VXR_DENOISE_PASSES  6   /* the light to filter, then a-trous passes: taps 1 to 16 apart */
+#define VXR_DENOISE_FLOATS  12u /* per pixel: 3 planes of vec4 (denoise.comp's work) */
 /* A pixel's sums (light frames): lit: sky radiance xyz, sun visibility;
  * occlusion, 0, 0, 0. path: radiance xyz, sun visibility; 0, 0, 0, 0. */
 #define VXR_ACCUM_FLOATS 8u
