@@ -120,24 +120,28 @@ vec4 light_of(uint i) {
                 albedo.z > 0.0 ? l.z / albedo.z : 0.0, 0.0);
 }
 
-/* Whether model cell c (model space) holds a voxel: a descent by octant
- * through the node format of vxr_layout.h. */
-bool occupied(uint model, ivec3 c) {
-    uvec4 origin = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_ORIGIN);
-    uint base = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_BASES).x;
-    if (FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_COUNTS).x == 0u) return false;
-    ivec3 r = c - ivec3(origin.xyz);
-    if (any(lessThan(r, ivec3(0))) || any(greaterThanEqual(r, ivec3(1 << origin.w)))) return false;
+/* A model's octree as occupied() reads it: its origin, depth and first
+ * node (vxr_layout.h's model table). */
+struct octree {
+    ivec3 origin;
+    uint depth, base;
+};
+
+/* Whether model cell c (model space) of m holds a voxel: a descent by
+ * octant through the node format of vxr_layout.h. */
+bool occupied(octree m, ivec3 c) {
+    ivec3 r = c - m.origin;
+    if (any(lessThan(r, ivec3(0))) || any(greaterThanEqual(r, ivec3(1 << m.depth)))) return false;
     uvec3 u = uvec3(r);
     uint n = 0u;
-    for (uint level = origin.w; level > 2u; level--) {
-        uvec2 nd = node_at(base + n);
+    for (uint level = m.depth; level > 2u; level--) {
+        uvec2 nd = node_at(m.base + n);
         uvec3 b = (u >> (level - 1u)) & 1u;
         uint oct = b.x << 2u | b.y << 1u | b.z;
         if ((nd.x & (1u << oct)) == 0u) return false;
         n = nd.y + uint(bitCount(nd.x & ((1u << oct) - 1u)));
     }
-    uvec2 brick = node_at(base + n);
+    uvec2 brick = node_at(m.base + n);
     uvec3 a = (u >> 1u) & 1u, v = u & 1u;
     uint bit = 8u * (a.x << 2u | a.y << 1u | a.z) + (v.x << 2u | v.y << 1u | v.z);
     return ((bit < 32u ? brick.x : brick.y) >> (bit & 31u) & 1u) != 0u;
@@ -167,10 +171,15 @@ vec2 occlusion_proxy(uint inst, vec3 p, vec3 n) {
     ivec3 cell = ivec3(floor(q - 0.5 * vec3(N)));
     ivec3 f = cell + N;
     uint model = FETCH(instances, VXR_INSTANCE_TEXELS * inst + VXR_INSTANCE_MIN).w;
+    /* a model without nodes closes nothing */
+    if (FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_COUNTS).x == 0u) return vec2(1.0);
+    uvec4 origin = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_ORIGIN);
+    octree m = octree(ivec3(origin.xyz), origin.w,
+                      FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_BASES).x);
     float s[9];
     for (int k = 0; k < 9; k++) {
         int du = k % 3 - 1, dv = k / 3 - 1;
-        s[k] = k != 4 && occupied(model, f + du * U + dv * V) ? 1.0 : 0.0;
+        s[k] = k != 4 && occupied(m, f + du * U + dv * V) ? 1.0 : 0.0;
     }
     float fu = clamp(q[au] - float(cell[au]), 0.0, 1.0),
           fv = clamp(q[av] - float(cell[av]), 0.0, 1.0);
@@ -180,9 +189,10 @@ vec2 occlusion_proxy(uint inst, vec3 p, vec3 n) {
         float side1 = s[4 + (2 * cu - 1)], side2 = s[4 + 3 * (2 * cv - 1)],
               corner = s[4 + (2 * cu - 1) + 3 * (2 * cv - 1)];
         float closed = side1 * side2 > 0.0 ? 3.0 : side1 + side2 + corner;
-        float w = (cu == 1 ? fu : 1.0 - fu) * (cv == 1 ? fv : 1.0 - fv);
-        sum += w * (1.0 - PROXY_STEP * closed);
-        mean += 0.25 * (1.0 - PROXY_STEP * closed);
+        float w = (cu == 1 ? fu : 1.0 - fu) * (cv == 1 ? fv : 1.0 - fv),
+              open_corner = 1.0 - PROXY_STEP * closed;
+        sum += w * open_corner;
+        mean += 0.25 * open_corner;
     }
     /* further out: nine straight lines of cells from the face's front cell,
      * the normal's and its 45-degree neighbours', each open or not */
@@ -192,7 +202,7 @@ vec2 occlusion_proxy(uint inst, vec3 p, vec3 n) {
         ivec3 d = N + du * U + dv * V;
         float w = k == 4 ? 1.0 : (du == 0 || dv == 0 ? 0.7071 : 0.5774);
         bool clear = true;
-        for (int st = 1; st <= PROXY_REACH && clear; st++) clear = !occupied(model, f + st * d);
+        for (int st = 1; st <= PROXY_REACH && clear; st++) clear = !occupied(m, f + st * d);
         open += clear ? w : 0.0;
         all += w;
     }
@@ -277,9 +287,13 @@ void main() {
             /* the centre's own weight is h[0]^2 */
             float support = clamp((wsum - 0.25) / (SUPPORT * 0.25), 0.0, 1.0);
             filtered = lit ? mix(off_sum / off_wsum, sum / wsum, support) : sum / wsum;
-            /* hard shadows are exact at one sample: only a wide sun's are noisy */
-            if (lit && fr.sun.w == 0.0) filtered.w = light_of(i).w;
-            if (lit && last) filtered.xyz *= proxy.x * open_sky(n);
+            /* hard shadows are exact at one sample: only a wide sun's are
+             * noisy (no lit weight reads the light, so the passes between
+             * may average them) */
+            if (lit && last) {
+                if (fr.sun.w == 0.0) filtered.w = light_of(i).w;
+                filtered.xyz *= proxy.x * open_sky(n);
+            }
         }
     }
     if (!last) {
