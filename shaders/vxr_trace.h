@@ -131,27 +131,25 @@ VXR_FN vxr_uint vxr_cross(VXR_IN_VEC3(tm), vxr_uint state, float tnext) {
  * slabs) if below t_max, else VXR_INF; 0 when the origin is inside. */
 VXR_FN float vxr_box_enter(VXR_IN_VEC3(ro), VXR_IN_VEC3(rd), VXR_IN_VEC3(lo), VXR_IN_VEC3(hi),
                            float pad, float t_max) {
+    /* No early exit: a only grows and b only shrinks, so a > b at the
+     * end exactly when it held after some axis; straight code runs
+     * cheaper under a lane mask. */
     VXR_PRECISE float a = 0.0f;
     VXR_PRECISE float b = t_max;
+    bool outside = false;
     for (int k = 0; k < 3; k++) {
         VXR_PRECISE float l = lo[k] - pad;
         VXR_PRECISE float h = hi[k] + pad;
-        if (rd[k] == 0.0f) {
-            if (ro[k] < l || ro[k] > h) return VXR_INF;
-            continue;
-        }
+        bool level = rd[k] == 0.0f; /* parallel to the slab */
+        outside = outside || (level && (ro[k] < l || ro[k] > h));
         VXR_PRECISE float t0 = (l - ro[k]) / rd[k];
         VXR_PRECISE float t1 = (h - ro[k]) / rd[k];
-        if (t0 > t1) {
-            VXR_PRECISE float x = t0;
-            t0 = t1;
-            t1 = x;
-        }
-        if (t0 > a) a = t0;
-        if (t1 < b) b = t1;
-        if (a > b) return VXR_INF;
+        VXR_PRECISE float tn = t0 > t1 ? t1 : t0;
+        VXR_PRECISE float tf = t0 > t1 ? t0 : t1;
+        if (!level && tn > a) a = tn;
+        if (!level && tf < b) b = tf;
     }
-    return a;
+    return outside || a > b ? VXR_INF : a;
 }
 
 /* m * (p, 1) and m * (v, 0) for a 3x4 affine given by rows. */
