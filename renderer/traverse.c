@@ -156,16 +156,83 @@ static bool leaves_out(const vxr_renderer *r, const vxr_target *t, groups g) {
              g.y1 == (t->height + ly - 1) / ly);
 }
 
-/* The workgroups of the target outside g (at most four bands) by the miss
- * pipeline. */
+/* The workgroups of outer outside inner (at most four bands) by pipeline. */
+static void dispatch_around(vxr_renderer *r, vxr_target *t, const vxr_push *p, groups outer,
+                            groups inner, VkPipeline pipeline, VkCommandBuffer cmd) {
+    groups g = inner;
+    if (g.x0 < outer.x0) g.x0 = outer.x0;
+    if (g.y0 < outer.y0) g.y0 = outer.y0;
+    if (g.x1 > outer.x1) g.x1 = outer.x1;
+    if (g.y1 > outer.y1) g.y1 = outer.y1;
+    if (g.x0 >= g.x1 || g.y0 >= g.y1) g = (groups){outer.x0, outer.y0, outer.x0, outer.y0};
+    const groups band[4] = {{outer.x0, outer.y0, outer.x1, g.y0},
+                            {outer.x0, g.y1, outer.x1, outer.y1},
+                            {outer.x0, g.y0, g.x0, g.y1},
+                            {g.x1, g.y0, outer.x1, g.y1}};
+    for (int k = 0; k < 4; k++) dispatch_groups(r, t, p, pipeline, band[k], cmd);
+}
+
+/* The workgroups of the target outside g by the miss pipeline. */
 static void dispatch_misses(vxr_renderer *r, vxr_target *t, const vxr_push *p, groups g,
                             VkPipeline miss, VkCommandBuffer cmd) {
     const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
-    const uint32_t w = (t->width + lx - 1) / lx, h = (t->height + ly - 1) / ly;
-    if (g.x0 >= g.x1 || g.y0 >= g.y1) g = (groups){0, 0, 0, 0};
-    const groups band[4] = {
-        {0, 0, w, g.y0}, {0, g.y1, w, h}, {0, g.y0, g.x0, g.y1}, {g.x1, g.y0, w, g.y1}};
-    for (int k = 0; k < 4; k++) dispatch_groups(r, t, p, miss, band[k], cmd);
+    const groups all = {0, 0, (t->width + lx - 1) / lx, (t->height + ly - 1) / ly};
+    dispatch_around(r, t, p, all, g, miss, cmd);
+}
+
+/* Where a flat frame at level of detail k > 0 may stop a ray at a coarse
+ * cube: the workgroups of g whose rays may meet one. A cube the level of
+ * detail stops at is of 2^VXR_LOD_MIN_LEVEL voxels or more, of an instance
+ * of scale min_scale or more, under the footprint k t (k, orthographic)
+ * at its entry t (vxr_lod_stop), and lies in its instance's box padded by
+ * pad (vxr_bvh_lod_pad). So no ray stops before T, 2^VXR_LOD_MIN_LEVEL
+ * min_scale / k less a margin for float rounding, and no ray of a pixel
+ * outside the boxes of the hierarchy's leaves that reach past T
+ * (vxr_camera_box_pixels) stops at all: such pixels need not pay for the
+ * level of detail's walk (on lavapipe about a quarter of a frame), and
+ * the frame's pipeline gives them the same records. At most a few
+ * hundred leaves are looked at; past that, g whole. */
+static groups lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k, float pad,
+                         groups g) {
+    const groups none = {g.x0, g.y0, g.x0, g.y0};
+    const double edge = ldexp((double)r->min_scale, (int)VXR_LOD_MIN_LEVEL);
+    if (!(edge < INFINITY)) return none; /* no instance shown */
+    if (!(edge > 0.0) || !r->bvh || !r->bvh->node_count) return g;
+    if (cam->projection == VXR_PROJECTION_ORTHOGRAPHIC) return edge >= 1.01 * k ? none : g;
+    const double far = edge / (1.01 * (double)k), far2 = far * far;
+    const vxr_gpu_bvh_node *nodes = r->bvh->nodes;
+    uint32_t stack[64], n = 0, looked = 0, rect[4] = {UINT32_MAX, UINT32_MAX, 0, 0};
+    stack[n++] = 0;
+    while (n) {
+        const vxr_gpu_bvh_node *nd = &nodes[stack[--n]];
+        double d2 = 0.0; /* to the padded box's farthest corner */
+        for (int a = 0; a < 3; a++) {
+            const double lo = fabs((double)cam->eye[a] - ((double)nd->lo[a] - pad)),
+                         hi = fabs((double)cam->eye[a] - ((double)nd->hi[a] + pad));
+            d2 += (lo > hi ? lo : hi) * (lo > hi ? lo : hi);
+        }
+        if (!(d2 > far2) && d2 == d2) continue; /* all of it nearer than T */
+        if (nd->count == 0 && n + 2 <= 64) {
+            stack[n++] = nd->first;
+            stack[n++] = nd->first + 1;
+            continue;
+        }
+        uint32_t px[4];
+        if (++looked > 256 || nd->count == 0) return g;
+        if (!vxr_camera_box_pixels(cam, nd->lo, nd->hi, pad, px)) continue;
+        for (int e = 0; e < 2; e++) {
+            if (px[e] < rect[e]) rect[e] = px[e];
+            if (px[e + 2] > rect[e + 2]) rect[e + 2] = px[e + 2];
+        }
+    }
+    if (rect[0] >= rect[2] || rect[1] >= rect[3]) return none;
+    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
+    groups f = {rect[0] / lx, rect[1] / ly, (rect[2] + lx - 1) / lx, (rect[3] + ly - 1) / ly};
+    if (f.x0 < g.x0) f.x0 = g.x0;
+    if (f.y0 < g.y0) f.y0 = g.y0;
+    if (f.x1 > g.x1) f.x1 = g.x1;
+    if (f.y1 > g.y1) f.y1 = g.y1;
+    return f.x0 < f.x1 && f.y0 < f.y1 ? f : none;
 }
 
 /* Makes the pick records' shader writes visible to host reads. */
@@ -367,7 +434,17 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         p.flags |= VXR_FRAME_BEAM;
         dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
-    if (model == VXR_LIGHT_FLAT) {
+    if (model == VXR_LIGHT_FLAT && lod > 0.0f) {
+        /* the level of detail's pipeline where a ray may stop coarse */
+        const groups coarse = lod_groups(r, cam, lod, p.grid_pad, g);
+        VkPipeline fine = VK_NULL_HANDLE;
+        if ((coarse.x0 > g.x0 || coarse.y0 > g.y0 || coarse.x1 < g.x1 || coarse.y1 < g.y1) &&
+            (res = vxr_frame_pipeline(r, p.grid_level & 255u, mode, &fine, err)) != VXR_OK)
+            return res;
+        dispatch_groups(r, t, &p, pipeline, coarse, cmd);
+        if (fine) dispatch_around(r, t, &p, g, coarse, fine, cmd);
+        if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
+    } else if (model == VXR_LIGHT_FLAT) {
         dispatch_groups(r, t, &p, pipeline, g, cmd);
         if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
     } else {
