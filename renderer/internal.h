@@ -388,7 +388,7 @@ typedef struct vxr_pipes {
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
     /* flat frames and batches at a level of detail, [grid > 1][mode]:
      * made at their first use, likewise */
-    VkPipeline lod[2][VXR_MODES];
+    VkPipeline lod[2][2][VXR_MODES]; /* [octants too][grid > 1][mode] */
     /* a frame's pixels that miss the root box (VXR_SPEC_MISS), [model][aovs][mode]
      * for the models flat, lit and path: made at their first use, likewise,
      * but flat ones without outputs in the set's batch */
@@ -403,9 +403,10 @@ void vxr_motion_identity(float *dest, uint32_t count);
 vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                               VkPipeline *dest, vxr_error *err);
 /* The pipeline of a flat frame or batch at a level of detail, made now
- * when it is the first. */
-vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
-                            vxr_error *err);
+ * when it is the first: one that stops at cubes of every level when odd,
+ * else one for dispatches whose rays cannot stop at an odd level. */
+vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, bool odd, vxr_mode mode,
+                            VkPipeline *dest, vxr_error *err);
 /* The pipeline of a frame's pixels known to miss (light model, per-pixel
  * outputs or not, mode FRAME, FRAME_HOST or PICKS), made now when it is
  * the first. */

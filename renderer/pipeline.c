@@ -90,7 +90,7 @@ fail:
 /* Every pipeline slot of a set, into dest; their count. */
 enum {
     PIPES_SLOTS =
-        2 * VXR_MODES + 1 + 2 * 2 * VXR_MODE_RAYS + 1 + 2 * VXR_MODES + 3 * 2 * VXR_MODE_RAYS
+        2 * VXR_MODES + 1 + 2 * 2 * VXR_MODE_RAYS + 1 + 2 * 2 * VXR_MODES + 3 * 2 * VXR_MODE_RAYS
 };
 _Static_assert(PIPES_SLOTS * sizeof(VkPipeline) ==
                    sizeof(vxr_pipes) - offsetof(vxr_pipes, pipeline),
@@ -100,7 +100,8 @@ static uint32_t pipes_slots(vxr_pipes *p, VkPipeline *dest[PIPES_SLOTS]) {
     for (uint32_t g = 0; g < 2; g++)
         for (uint32_t m = 0; m < VXR_MODES; m++) {
             dest[n++] = &p->pipeline[g][m];
-            dest[n++] = &p->lod[g][m];
+            dest[n++] = &p->lod[0][g][m];
+            dest[n++] = &p->lod[1][g][m];
         }
     dest[n++] = &p->beam;
     dest[n++] = &p->denoise;
@@ -234,10 +235,11 @@ vxr_result vxr_light_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mo
 }
 
 /* *dest: *slot, the trace module's pipeline for a frame of (grid, mode,
- * model, aovs) with one switch on: the level of detail when lod, else
- * the miss switch; made now when it is the first. */
+ * model, aovs) with one switch on: the level of detail when lod (its
+ * LOD_STOPS, 1 or 2), else the miss switch; made now when it is the
+ * first. */
 static vxr_result variant_pipeline(vxr_renderer *r, VkPipeline *slot, bool grid, vxr_mode mode,
-                                   uint32_t model, bool aovs, bool lod, VkPipeline *dest,
+                                   uint32_t model, bool aovs, uint32_t lod, VkPipeline *dest,
                                    vxr_error *err) {
     vxr_context *c = r->ctx;
     vxr_spec spec;
@@ -247,15 +249,15 @@ static vxr_result variant_pipeline(vxr_renderer *r, VkPipeline *slot, bool grid,
     return slot_pipeline(c, c->module, &spec, slot, dest, err);
 }
 
-vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
-                            vxr_error *err) {
-    return variant_pipeline(r, &r->pipes->lod[grid_level > 0][mode], grid_level > 0, mode,
-                            VXR_LIGHT_FLAT, false, true, dest, err);
+vxr_result vxr_lod_pipeline(vxr_renderer *r, uint32_t grid_level, bool odd, vxr_mode mode,
+                            VkPipeline *dest, vxr_error *err) {
+    return variant_pipeline(r, &r->pipes->lod[odd][grid_level > 0][mode], grid_level > 0, mode,
+                            VXR_LIGHT_FLAT, false, odd ? 2u : 1u, dest, err);
 }
 
 vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mode mode,
                              VkPipeline *dest, vxr_error *err) {
-    return variant_pipeline(r, &r->pipes->miss[model][aovs][mode], false, mode, model, aovs, false,
+    return variant_pipeline(r, &r->pipes->miss[model][aovs][mode], false, mode, model, aovs, 0u,
                             dest, err);
 }
 

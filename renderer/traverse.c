@@ -54,7 +54,7 @@ static vxr_result begin(vxr_renderer *r, vxr_target *t, uint32_t grid, float lod
     p->flags = VXR_LOOP_PROBE << VXR_PROBE_SHIFT;
     p->magnitude = vxr_renderer_magnitude(r);
     if (!pipeline) return VXR_OK;
-    if (lod > 0.0f) return vxr_lod_pipeline(r, level, mode, pipeline, err);
+    if (lod > 0.0f) return vxr_lod_pipeline(r, level, true, mode, pipeline, err);
     return vxr_frame_pipeline(r, level, mode, pipeline, err);
 }
 
@@ -180,36 +180,52 @@ static void dispatch_misses(vxr_renderer *r, vxr_target *t, const vxr_push *p, g
     dispatch_around(r, t, p, all, g, miss, cmd);
 }
 
-/* Where a flat frame at level of detail k > 0 may stop a ray at a coarse
- * cube: the workgroups of g whose rays may meet one. A cube the level of
- * detail stops at is of 2^VXR_LOD_MIN_LEVEL voxels or more, of an instance
- * of scale min_scale or more, under the footprint k t (k, orthographic)
- * at its entry t (vxr_lod_stop), and lies in its instance's box padded by
- * pad (vxr_bvh_lod_pad). So no ray stops before T, 2^VXR_LOD_MIN_LEVEL
- * min_scale / k less a margin for float rounding, and no ray of a pixel
- * outside the boxes of the hierarchy's leaves that reach past T
- * (vxr_camera_box_pixels) stops at all: such pixels need not pay for the
- * level of detail's walk (on lavapipe about a quarter of a frame), and
- * the frame's pipeline gives them the same records. At most a few
- * hundred leaves are looked at; past that, g whole. */
+/* Whether a and b are the same workgroups (both empty, or equal). */
+static bool same_groups(groups a, groups b) {
+    const bool ea = a.x0 >= a.x1 || a.y0 >= a.y1, eb = b.x0 >= b.x1 || b.y0 >= b.y1;
+    return ea || eb ? ea == eb : a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
+}
+
+/* VXR_LOD_MIN_LEVEL + 1 is the least odd level: an octant of a wide node. */
+_Static_assert(VXR_LOD_MIN_LEVEL % 2 == 0, "the level of detail's least level is a wide cell's");
+
+/* Where a flat frame at level of detail k > 0 may stop a ray at a cube of
+ * `level` or above: the workgroups of g whose rays may meet one. Such a
+ * cube is of 2^level voxels or more, of an instance of scale min_scale or
+ * more, under the footprint k t (k, orthographic) at its entry t
+ * (vxr_lod_stop), and lies in its instance's box padded by pad
+ * (vxr_bvh_lod_pad). So no ray stops at one before T, 2^level min_scale /
+ * k less a margin for float rounding, and no ray of a pixel outside the
+ * boxes of the hierarchy's leaves that reach past T
+ * (vxr_camera_box_pixels) does at all: such pixels need not pay for
+ * those stops' tests (on lavapipe about a quarter of a frame for all of
+ * them), and a pipeline without them gives the same records. A leaf's
+ * box is looked at in parts, those that reach past T projected; past
+ * LOD_LEAVES leaves, g whole. */
+/* lod_groups: parts of a leaf's box an axis; parts, and leaves, at most */
+enum { LOD_PARTS = 4, LOD_LOOKS = 2048, LOD_LEAVES = 256 };
+
 static groups lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k, float pad,
-                         groups g) {
+                         uint32_t level, groups g) {
     const groups none = {g.x0, g.y0, g.x0, g.y0};
-    const double edge = ldexp((double)r->min_scale, (int)VXR_LOD_MIN_LEVEL);
+    const double edge = ldexp((double)r->min_scale, (int)level);
     if (!(edge < INFINITY)) return none; /* no instance shown */
     if (!(edge > 0.0) || !r->bvh || !r->bvh->node_count) return g;
     if (cam->projection == VXR_PROJECTION_ORTHOGRAPHIC) return edge >= 1.01 * k ? none : g;
     const double far = edge / (1.01 * (double)k), far2 = far * far;
     const vxr_gpu_bvh_node *nodes = r->bvh->nodes;
-    uint32_t stack[64], n = 0, looked = 0, rect[4] = {UINT32_MAX, UINT32_MAX, 0, 0};
+    uint32_t stack[64], n = 0, leaves = 0, rect[4] = {UINT32_MAX, UINT32_MAX, 0, 0};
+    int looked = 0;
     stack[n++] = 0;
     while (n) {
         const vxr_gpu_bvh_node *nd = &nodes[stack[--n]];
-        double d2 = 0.0; /* to the padded box's farthest corner */
+        double d2 = 0.0, near2 = 0.0; /* to the padded box's farthest point, nearest */
         for (int a = 0; a < 3; a++) {
-            const double lo = fabs((double)cam->eye[a] - ((double)nd->lo[a] - pad)),
-                         hi = fabs((double)cam->eye[a] - ((double)nd->hi[a] + pad));
+            const double e = (double)cam->eye[a], l = (double)nd->lo[a] - pad,
+                         h = (double)nd->hi[a] + pad, lo = fabs(e - l), hi = fabs(e - h);
+            const double in = e < l ? l - e : e > h ? e - h : 0.0;
             d2 += (lo > hi ? lo : hi) * (lo > hi ? lo : hi);
+            near2 += in * in;
         }
         if (!(d2 > far2) && d2 == d2) continue; /* all of it nearer than T */
         if (nd->count == 0 && n + 2 <= 64) {
@@ -217,12 +233,37 @@ static groups lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k, 
             stack[n++] = nd->first + 1;
             continue;
         }
-        uint32_t px[4];
-        if (++looked > 256 || nd->count == 0) return g;
-        if (!vxr_camera_box_pixels(cam, nd->lo, nd->hi, pad, px)) continue;
-        for (int e = 0; e < 2; e++) {
-            if (px[e] < rect[e]) rect[e] = px[e];
-            if (px[e + 2] > rect[e + 2]) rect[e + 2] = px[e + 2];
+        if (nd->count == 0 || ++leaves > LOD_LEAVES) return g;
+        /* the leaf's box in LOD_PARTS^3 parts (their shared faces the same
+         * floats, each padded), those that reach past T; the box whole
+         * when all of it lies past T, or past LOD_LOOKS parts */
+        const int parts =
+            near2 < far2 && looked + LOD_PARTS * LOD_PARTS * LOD_PARTS <= LOD_LOOKS ? LOD_PARTS : 1;
+        float cut[3][LOD_PARTS + 1];
+        for (int a = 0; a < 3; a++)
+            for (int j = 0; j <= parts; j++)
+                cut[a][j] = j == parts
+                                ? nd->hi[a]
+                                : nd->lo[a] + (nd->hi[a] - nd->lo[a]) * (float)j / (float)parts;
+        for (int c = 0; c < parts * parts * parts; c++) {
+            const int ix[3] = {c % parts, c / parts % parts, c / parts / parts};
+            float lo[3], hi[3];
+            double e2 = 0.0;
+            for (int a = 0; a < 3; a++) {
+                lo[a] = cut[a][ix[a]];
+                hi[a] = cut[a][ix[a] + 1];
+                const double dl = fabs((double)cam->eye[a] - ((double)lo[a] - pad)),
+                             dh = fabs((double)cam->eye[a] - ((double)hi[a] + pad));
+                e2 += (dl > dh ? dl : dh) * (dl > dh ? dl : dh);
+            }
+            uint32_t px[4];
+            if (!(e2 > far2) && e2 == e2) continue;
+            looked++;
+            if (!vxr_camera_box_pixels(cam, lo, hi, pad, px)) continue;
+            for (int e = 0; e < 2; e++) {
+                if (px[e] < rect[e]) rect[e] = px[e];
+                if (px[e + 2] > rect[e + 2]) rect[e + 2] = px[e + 2];
+            }
         }
     }
     if (rect[0] >= rect[2] || rect[1] >= rect[3]) return none;
@@ -435,13 +476,20 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
     if (model == VXR_LIGHT_FLAT && lod > 0.0f) {
-        /* the level of detail's pipeline where a ray may stop coarse */
-        const groups coarse = lod_groups(r, cam, lod, p.grid_pad, g);
-        VkPipeline fine = VK_NULL_HANDLE;
-        if ((coarse.x0 > g.x0 || coarse.y0 > g.y0 || coarse.x1 < g.x1 || coarse.y1 < g.y1) &&
-            (res = vxr_frame_pipeline(r, p.grid_level & 255u, mode, &fine, err)) != VXR_OK)
+        /* the level of detail's pipeline where a ray may stop coarse, at
+         * an odd level (an octant) or only at an even one (a cell) */
+        const uint32_t level = p.grid_level & 255u;
+        const groups coarse = lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g);
+        const groups odd = lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse);
+        VkPipeline fine = VK_NULL_HANDLE, even = VK_NULL_HANDLE;
+        if (!same_groups(coarse, g) &&
+            (res = vxr_frame_pipeline(r, level, mode, &fine, err)) != VXR_OK)
             return res;
-        dispatch_groups(r, t, &p, pipeline, coarse, cmd);
+        if (!same_groups(odd, coarse) &&
+            (res = vxr_lod_pipeline(r, level, false, mode, &even, err)) != VXR_OK)
+            return res;
+        dispatch_groups(r, t, &p, pipeline, odd, cmd);
+        if (even) dispatch_around(r, t, &p, coarse, odd, even, cmd);
         if (fine) dispatch_around(r, t, &p, g, coarse, fine, cmd);
         if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
     } else if (model == VXR_LIGHT_FLAT) {

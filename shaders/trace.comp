@@ -41,8 +41,13 @@ layout(constant_id = VXR_SPEC_LIGHT) const uint LIGHT = VXR_LIGHT_FLAT;
  * under a mask, its stores one lane at a time. */
 layout(constant_id = VXR_SPEC_AOVS) const bool AOVS = false;
 /* Frames and batches at a level of detail (pc.lod > 0) have pipelines of
- * their own, so that frames at full resolution carry none of its code. */
-layout(constant_id = VXR_SPEC_LOD) const bool LOD = false;
+ * their own, so that frames at full resolution carry none of its code:
+ * LOD_STOPS 2 stops at cubes of every level, 1 at the cells of wide nodes
+ * only (even levels: the host knows no ray of the dispatch can stop at an
+ * octant, so the wide walk carries no octant test), 0 none. */
+layout(constant_id = VXR_SPEC_LOD) const uint LOD_STOPS = 0u;
+const bool LOD = LOD_STOPS != 0u;
+const bool LOD_ODD = LOD_STOPS > 1u;
 /* Every model is compact and has its wide form (vxr_layout.h). */
 layout(constant_id = VXR_SPEC_WIDE) const bool WIDE = false;
 /* The frame's pixels this dispatch covers miss the hierarchy's root box
@@ -318,7 +323,7 @@ ivec3 wide_cell(ivec3 lo, int q, float t0, bool above) {
  * octant (oct: the one looked at last) that the level of detail may stop
  * at: occupied, of VXR_LOD_MIN_LEVEL to VXR_LOD_MAX_LEVEL, below the root. */
 bool wide_lod_stop_here(uvec4 nd, ivec3 c, int level, uint oct) {
-    if (!LOD || level - 1 < int(VXR_LOD_MIN_LEVEL) || level - 1 > int(VXR_LOD_MAX_LEVEL) ||
+    if (!LOD_ODD || level - 1 < int(VXR_LOD_MIN_LEVEL) || level - 1 > int(VXR_LOD_MAX_LEVEL) ||
         level - 1 >= int(m_depth))
         return false;
     uint o = wide_bit(c) >> 3u;

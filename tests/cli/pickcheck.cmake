@@ -63,11 +63,17 @@ vxr_pickcheck(lod_grid "${store}|--grid|2|--lod|6")
 vxr_pickcheck(lod_perspective "${store}|--camera|${cli_data}/camera_perspective.json|--lod|3")
 vxr_pickcheck(lod_ortho "${store}|--camera|${cli_data}/camera_ortho.json|--lod|3")
 vxr_pickcheck(lod_far "${store}|--eye|900,-700,500|--target|0,0,0|--lod|1")
-# A frame whose near pixels cannot stop coarse runs the plain walk there and
-# the level of detail's over the rest (DESIGN.md, "A level of detail's walk
-# only where a ray may stop coarse"): this view of a generated world takes
-# its top ten workgroup rows of 45 coarse, and its top rows stop at cubes.
-vxr_pickcheck(lod_split "@terrain:65536|--eye|-3404,203.392,220|--target|-3204,203.392,60|--size|640x360|--lod|1")
+# A frame whose near pixels cannot stop coarse runs the plain walk there, the
+# walk that stops at cells only where no ray can stop at an octant, and the
+# whole level of detail's walk over the rest (DESIGN.md, "A level of
+# detail's walk only where a ray may stop coarse"). Views of a generated
+# world (workgroup rows of 45): the top 5 stop at cells, none at octants;
+# rows 17-25 at cells and octants, 26-44 at cells only, the rest plain; at
+# bias 1, rows 17-25 at cells only. Each stops rays at cubes.
+set(pc_world "@terrain:65536|--eye|-3404,203.392,220|--size|640x360")
+vxr_pickcheck(lod_split "${pc_world}|--target|-3204,203.392,60|--lod|1")
+vxr_pickcheck(lod_split_odd "${pc_world}|--target|-3204,203.392,180|--lod|2")
+vxr_pickcheck(lod_split_even "${pc_world}|--target|-3204,203.392,180|--lod|1")
 
 # K copies of one model at one spot in a .vox scene graph: every copy ties
 # at the same t and the lowest instance must win; on lavapipe, whose
