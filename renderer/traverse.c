@@ -475,9 +475,11 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         p.flags |= VXR_FRAME_BEAM;
         dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
-    if (model == VXR_LIGHT_FLAT && lod > 0.0f) {
+    if (model == VXR_LIGHT_FLAT && lod > 0.0f && !c->beam) {
         /* the level of detail's pipeline where a ray may stop coarse, at
-         * an odd level (an octant) or only at an even one (a cell) */
+         * an odd level (an octant) or only at an even one (a cell); on a
+         * device with the beam pre-pass (a GPU), whole as before, as the
+         * misses are */
         const uint32_t level = p.grid_level & 255u;
         const groups coarse = lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g);
         const groups odd = lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse);
