@@ -416,6 +416,26 @@ vxr_result vxr_miss_pipeline(vxr_renderer *r, uint32_t model, bool aovs, vxr_mod
  * mode), made now when it is the first (a lazy context's). */
 vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mode, VkPipeline *dest,
                               vxr_error *err);
+
+/* Workgroups x0 .. x1 - 1 by y0 .. y1 - 1 of a frame (renderer/groups.c);
+ * empty when x0 >= x1 or y0 >= y1. */
+typedef struct vxr_groups {
+    uint32_t x0, y0, x1, y1;
+} vxr_groups;
+/* The workgroups of target t's frame through cam whose pixels may meet the
+ * hierarchy's root box padded by pad: the rest miss. All of them on a
+ * device with the beam pre-pass; none when nothing is shown. */
+vxr_groups vxr_scene_groups(const vxr_renderer *r, const vxr_target *t, const vxr_camera *cam,
+                            float pad);
+/* Whether g leaves workgroups of t out. */
+bool vxr_leaves_out(const vxr_renderer *r, const vxr_target *t, vxr_groups g);
+/* Whether a and b are the same workgroups (both empty, or equal). */
+bool vxr_same_groups(vxr_groups a, vxr_groups b);
+/* The workgroups of g whose rays, through cam at level of detail k > 0
+ * with the hierarchy's boxes padded by pad, may stop at a cube of `level`
+ * or above; empty when none can (groups.c says why it holds). */
+vxr_groups vxr_lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k, float pad,
+                          uint32_t level, vxr_groups g);
 /* The beam pre-pass's pipeline (VK_NULL_HANDLE on a context without the
  * pass), made now when it is the first. */
 vxr_result vxr_beam_pipeline(vxr_renderer *r, VkPipeline *dest, vxr_error *err);
