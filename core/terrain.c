@@ -114,10 +114,12 @@ static bool terrain_columns(const terrain *t, int32_t x0, int32_t y0, int32_t x1
             if (bottom >= z1) continue;
             int32_t raw = top == t->sea ? vxr_terrain_raw(t, x, y) : top;
             uint32_t hs = hash3(x, y, 99), top_c, sub_c;
+            int32_t wet = top; /* cells above wet are the sea's, down to the seabed */
             if (raw < t->sea) {
                 int32_t depth = t->sea - raw;
                 top_c = PAL_WATER + (depth > 8 ? 0u : depth > 4 ? 1u : depth > 1 ? 2u : 3u);
                 sub_c = PAL_SAND;
+                wet = raw;
             } else if (top <= t->sand) {
                 top_c = sub_c = PAL_SAND + (hs & 1);
             } else if (top - lo >= 4 || (top > t->grass && top <= t->rock)) {
@@ -133,7 +135,9 @@ static bool terrain_columns(const terrain *t, int32_t x0, int32_t y0, int32_t x1
             if (!(ok = room(m, (size_t)(last - first + 1)))) break;
             vxr_voxel *v = m->voxels + m->count;
             for (int32_t z = first; z <= last; z++) {
-                uint32_t c = z == top ? top_c : sub_c;
+                /* water under the sea's surface too, so that a coarse
+                 * cube of sea averages to water, not to its seabed */
+                uint32_t c = z == top || z > wet ? top_c : sub_c;
                 if (c == PAL_ROCK) c += (uint32_t)(z + (int32_t)(hs & 7)) / 3 % 3;
                 *v++ = (vxr_voxel){x + ox, y + oy, z, c};
             }
