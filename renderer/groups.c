@@ -57,6 +57,17 @@ _Static_assert(VXR_LOD_MIN_LEVEL % 2 == 0, "the level of detail's least level is
 /* vxr_lod_groups: parts of a leaf's box an axis; parts, and leaves, at most */
 enum { LOD_PARTS = 4, LOD_LOOKS = 2048, LOD_LEAVES = 256 };
 
+/* The squared distance from eye to the farthest point of [lo - pad, hi + pad]. */
+static double farthest2(const float eye[3], const float lo[3], const float hi[3], float pad) {
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        const double l = fabs((double)eye[a] - ((double)lo[a] - pad)),
+                     h = fabs((double)eye[a] - ((double)hi[a] + pad));
+        d2 += (l > h ? l : h) * (l > h ? l : h);
+    }
+    return d2;
+}
+
 vxr_groups vxr_lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k, float pad,
                           uint32_t level, vxr_groups g) {
     const vxr_groups none = {g.x0, g.y0, g.x0, g.y0};
@@ -71,12 +82,14 @@ vxr_groups vxr_lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k,
     stack[n++] = 0;
     while (n) {
         const vxr_gpu_bvh_node *nd = &nodes[stack[--n]];
-        double d2 = 0.0, near2 = 0.0; /* to the padded box's farthest point, nearest */
+        const double d2 = farthest2(cam->eye, nd->lo, nd->hi, pad);
+        double near2 = 0.0; /* to the padded box's nearest point */
         for (int a = 0; a < 3; a++) {
             const double e = (double)cam->eye[a], l = (double)nd->lo[a] - pad,
-                         h = (double)nd->hi[a] + pad, lo = fabs(e - l), hi = fabs(e - h);
-            const double in = e < l ? l - e : e > h ? e - h : 0.0;
-            d2 += (lo > hi ? lo : hi) * (lo > hi ? lo : hi);
+                         h = (double)nd->hi[a] + pad,
+                         in = e < l   ? l - e
+                              : e > h ? e - h
+                                      : 0.0;
             near2 += in * in;
         }
         if (!(d2 > far2) && d2 == d2) continue; /* all of it nearer than T */
@@ -100,14 +113,11 @@ vxr_groups vxr_lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k,
         for (int c = 0; c < parts * parts * parts; c++) {
             const int ix[3] = {c % parts, c / parts % parts, c / parts / parts};
             float lo[3], hi[3];
-            double e2 = 0.0;
             for (int a = 0; a < 3; a++) {
                 lo[a] = cut[a][ix[a]];
                 hi[a] = cut[a][ix[a] + 1];
-                const double dl = fabs((double)cam->eye[a] - ((double)lo[a] - pad)),
-                             dh = fabs((double)cam->eye[a] - ((double)hi[a] + pad));
-                e2 += (dl > dh ? dl : dh) * (dl > dh ? dl : dh);
             }
+            const double e2 = farthest2(cam->eye, lo, hi, pad);
             uint32_t px[4];
             if (!(e2 > far2) && e2 == e2) continue;
             looked++;

@@ -386,9 +386,9 @@ typedef struct vxr_pipes {
      * FRAME_HOST and PICKS: made at their first use */
     VkPipeline light[2][2][VXR_MODE_RAYS];
     VkPipeline denoise; /* shaders/denoise.comp, made at its first use */
-    /* flat frames and batches at a level of detail, [grid > 1][mode]:
-     * made at their first use, likewise */
-    VkPipeline lod[2][2][VXR_MODES]; /* [octants too][grid > 1][mode] */
+    /* flat frames and batches at a level of detail, [stops at octants
+     * too][grid > 1][mode]: made at their first use, likewise */
+    VkPipeline lod[2][2][VXR_MODES];
     /* a frame's pixels that miss the root box (VXR_SPEC_MISS), [model][aovs][mode]
      * for the models flat, lit and path: made at their first use, likewise,
      * but flat ones without outputs in the set's batch */

@@ -347,15 +347,17 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         p.flags |= VXR_FRAME_BEAM;
         dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
-    if (model == VXR_LIGHT_FLAT && lod > 0.0f && !c->beam) {
-        /* the level of detail's pipeline where a ray may stop coarse, at
-         * an odd level (an octant) or only at an even one (a cell); on a
-         * device with the beam pre-pass (a GPU), whole as before, as the
+    if (model == VXR_LIGHT_FLAT) {
+        /* at a level of detail, its pipeline where a ray may stop coarse,
+         * at an odd level (an octant) or only at an even one (a cell); on
+         * a device with the beam pre-pass (a GPU), over g whole, as the
          * misses are */
+        const bool split = lod > 0.0f && !c->beam;
         const uint32_t level = p.grid_level & 255u;
-        const vxr_groups coarse = vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g);
+        const vxr_groups coarse =
+            split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g) : g;
         const vxr_groups odd =
-            vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse);
+            split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse) : g;
         VkPipeline fine = VK_NULL_HANDLE, even = VK_NULL_HANDLE;
         if (!vxr_same_groups(coarse, g) &&
             (res = vxr_frame_pipeline(r, level, mode, &fine, err)) != VXR_OK)
@@ -366,9 +368,6 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         dispatch_groups(r, t, &p, pipeline, odd, cmd);
         if (even) dispatch_around(r, t, &p, coarse, odd, even, cmd);
         if (fine) dispatch_around(r, t, &p, g, coarse, fine, cmd);
-        if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
-    } else if (model == VXR_LIGHT_FLAT) {
-        dispatch_groups(r, t, &p, pipeline, g, cmd);
         if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
     } else {
         light_dispatches(r, t, f, &data, &p, pipeline, g, miss, cmd);

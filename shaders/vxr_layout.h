@@ -244,7 +244,7 @@ typedef uint32_t vxr_uint;
 #define VXR_SPEC_AOVS         15 /* light frames write the per-pixel outputs */
 #define VXR_SPEC_COLOR_CHUNKS 16 /* likewise the node colours (level of detail) */
 #define VXR_SPEC_COLOR_SHIFT  17
-#define VXR_SPEC_LOD          18 /* the walk may stop at coarser cubes (push constant lod): 2, 1 even levels only */
+#define VXR_SPEC_LOD          18 /* coarser cubes (push constant lod): 2 any level, 1 even only */
 #define VXR_SPEC_WIDE_CHUNKS  19 /* likewise the wide nodes */
 #define VXR_SPEC_WIDE_SHIFT   20
 #define VXR_SPEC_WIDE         21 /* frames at full resolution walk the wide form */
