@@ -330,7 +330,7 @@ bool wide_lod_stop_here(uvec4 nd, ivec3 c, int level, uint oct) {
     return o != oct && ((o < 4u ? nd.x : nd.y) >> (8u * (o & 3u)) & 255u) != 0u;
 }
 
-bool trace_wide() {
+bool trace_wide(bool any_hit) {
     const int top = int(m_depth + (m_depth & 1u));
     int level = top;
     ivec3 lo = m_origin;
@@ -450,6 +450,7 @@ bool trace_wide() {
             advance = !wide_lod_stop_here(nd, cell, level, oct) && !wide_has(nd, wide_bit(cell));
         }
     }
+    if (any_hit) return true;
     h_lo = hit_lo;
     h_t = hit_t;
     h_axis = hit_axis;
@@ -466,8 +467,9 @@ bool trace_wide() {
     return true;
 }
 
-bool trace_octree() {
-    if (WIDE && !GRID) return trace_wide();
+/* any_hit: only whether there is a hit (h_t and h_attr not set). */
+bool trace_octree(bool any_hit) {
+    if (WIDE && !GRID) return trace_wide(any_hit);
     if (GRID_LEVEL > 0u && GRID_LEVEL >= m_depth) return trace_large_grid();
     int level = int(m_depth);
     ivec3 lo = m_origin;
@@ -547,7 +549,7 @@ bool trace_octree() {
             advance = (st & (1u << ((st >> 8u) & 7u))) == 0u;
         }
     }
-    if (!found) return false;
+    if (!found || any_hit) return found;
     h_lo = hit_lo;
     h_t = hit_t;
     h_axis = hit_axis;
@@ -576,7 +578,7 @@ uint model_of(uint i) {
     return FETCH(instances, VXR_INSTANCE_TEXELS * i + VXR_INSTANCE_MIN).w;
 }
 
-void trace_instance(uint i) {
+void trace_instance(uint i, bool any_hit) {
     vec4 w2l[3] = vec4[3](instance_texel(i, VXR_INSTANCE_TO_LOCAL),
                           instance_texel(i, VXR_INSTANCE_TO_LOCAL + 1u),
                           instance_texel(i, VXR_INSTANCE_TO_LOCAL + 2u));
@@ -595,7 +597,11 @@ void trace_instance(uint i) {
     if (WIDE) m_wide_base = FETCH(models, VXR_MODEL_TEXELS * model + VXR_MODEL_LOD).y;
     m_skip = LIGHT != VXR_LIGHT_FLAT && i == l_skip_i;
     tmax = best_t;
-    if (nodes == 0u || !trace_octree()) return;
+    if (nodes == 0u || !trace_octree(any_hit)) return;
+    if (any_hit) {
+        best_i = i;
+        return;
+    }
     if (h_t > best_t || (h_t == best_t && i > best_i)) return;
     best_t = h_t;
     best_i = i;
@@ -654,43 +660,61 @@ void trace_scene(float pad, float t_limit) {
             if (tb < VXR_INF) stack[sp++] = ib;
         }
         if (left > 0u) {
-            trace_instance(FETCH(items, first).x);
+            trace_instance(FETCH(items, first).x, false);
             first++;
             left--;
         }
     }
 }
 
-/* Whether any hit lies within t_limit (best_i: the instance of one, or
- * VXR_PICK_MISS): the light rays. Which instance holds the hit does not
- * matter, so the walk takes the hierarchy in depth-first order by the
- * nodes' skip links (vxr_layout.h) and ends at the first hit: no stack, a
- * per-lane array that lavapipe reads and writes a lane at a time.
- * While-while as trace_scene. */
-void trace_any(float pad, float t_limit) {
+/* An any-hit walk's place (the light rays): the next hierarchy node in
+ * depth-first order by the nodes' skip links (vxr_layout.h), and the items
+ * of the leaf it holds yet to trace. Which instance holds the hit does not
+ * matter, so the walk ends at the first hit: no stack, a per-lane array
+ * that lavapipe reads and writes a lane at a time. */
+uint a_nd, a_first, a_left;
+
+/* Starts an any-hit walk of the world ray for hits within t_limit. */
+void any_start(float t_limit) {
     best_t = t_limit;
     best_i = VXR_PICK_MISS;
-    uint nd = pc.bvh_nodes == 0u ? VXR_BVH_END : 0u;
-    uint first = 0u, left = 0u;
-    while ((nd != VXR_BVH_END || left > 0u) && best_i == VXR_PICK_MISS) {
-        while (left == 0u && nd != VXR_BVH_END) {
-            uvec4 lo = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LO),
-                  hi = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_HI);
-            uint skip = FETCH(bvh, VXR_BVH_TEXELS * nd + VXR_BVH_LINK).x;
-            bool enter = vxr_box_enter(ro, rd, uintBitsToFloat(lo.xyz), uintBitsToFloat(hi.xyz),
-                                       pad, best_t) < VXR_INF;
-            nd = enter && hi.w == 0u ? lo.w : skip;
-            if (enter && hi.w != 0u) {
-                first = lo.w;
-                left = hi.w;
-            }
-        }
-        if (left > 0u) {
-            trace_instance(FETCH(items, first).x);
-            first++;
-            left--;
+    a_nd = pc.bvh_nodes == 0u ? VXR_BVH_END : 0u;
+    a_left = 0u;
+}
+
+/* One step of an any-hit walk: the hierarchy's nodes until a leaf's items
+ * are due (while-while, as trace_scene), then one of them. */
+void any_step(float pad) {
+    while (a_left == 0u && a_nd != VXR_BVH_END) {
+        uvec4 lo = FETCH(bvh, VXR_BVH_TEXELS * a_nd + VXR_BVH_LO),
+              hi = FETCH(bvh, VXR_BVH_TEXELS * a_nd + VXR_BVH_HI);
+        uint skip = FETCH(bvh, VXR_BVH_TEXELS * a_nd + VXR_BVH_LINK).x;
+        bool enter = vxr_box_enter(ro, rd, uintBitsToFloat(lo.xyz), uintBitsToFloat(hi.xyz), pad,
+                                   best_t) < VXR_INF;
+        a_nd = enter && hi.w == 0u ? lo.w : skip;
+        if (enter && hi.w != 0u) {
+            a_first = lo.w;
+            a_left = hi.w;
         }
     }
+    if (a_left > 0u) {
+        trace_instance(FETCH(items, a_first).x, true);
+        a_first++;
+        a_left--;
+    }
+}
+
+/* Whether an any-hit walk has ended: a hit (best_i: its instance) or none
+ * left to look at (best_i VXR_PICK_MISS). */
+bool any_done() {
+    return best_i != VXR_PICK_MISS || (a_nd == VXR_BVH_END && a_left == 0u);
+}
+
+/* Whether any hit lies within t_limit (best_i: the instance of one, or
+ * VXR_PICK_MISS). */
+void trace_any(float pad, float t_limit) {
+    any_start(t_limit);
+    while (!any_done()) any_step(pad);
 }
 
 /* ---- pick record and shading ---- */
@@ -806,6 +830,46 @@ void path_samples(uvec2 px, uint base, uint end, vec3 world, vec3 n, vec3 albedo
     }
 }
 
+/* The light rays of lit samples [base, end) of a pixel whose primary hit
+ * is at world with normal n: ray k (from 2 base) is sample k / 2's ray
+ * k % 2, towards the sun (its visibility added to s0.w) or an occlusion
+ * ray (the sky it sees added to s0.xyz, and 1 to s1.x). One walk for all
+ * of them: a lane whose ray has ended takes its next one at the next step,
+ * so lavapipe, which runs a loop's body once for a vector none of whose
+ * lanes is in it, runs the walk's steps for a pixel's rays together and
+ * not ray by ray. A sun ray not traced is blocked; an occlusion ray
+ * (radius 0: occlusion off) is free. core/light.c repeats it. */
+void lit_rays(uvec2 px, uint base, uint end, vec3 world, vec3 n, float cos_sun, inout vec4 s0,
+              inout vec4 s1) {
+    bool fresh = true;
+    for (uint k = 2u * base; k < 2u * end;) {
+        uint role = k & 1u;
+        if (fresh) {
+            ro = world;
+            vxr_lit_dir(role, n, fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
+                        vxr_sample_uv(px.x, px.y, k >> 1u, role), rd);
+            any_start(role == 0u ? VXR_INF : fr.sun_t.w);
+            if (role == 0u ? !(cos_sun > 0.0) : !(fr.sun_t.w > 0.0)) {
+                a_nd = VXR_BVH_END;
+                best_i = role == 0u ? 0u : VXR_PICK_MISS;
+            }
+            fresh = false;
+        }
+        any_step(pc.grid_pad);
+        if (!any_done()) continue;
+        if (best_i == VXR_PICK_MISS) {
+            if (role == 0u) {
+                s0.w += 1.0;
+            } else {
+                for (int c = 0; c < 3; c++) s0[c] += vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
+                s1.x += 1.0;
+            }
+        }
+        k++;
+        fresh = true;
+    }
+}
+
 vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
     precise vec4 s0 = vec4(0.0), s1 = vec4(0.0);
     uint base = pc.ray_count, end = min(base + fr.samples, fr.sample_end);
@@ -844,25 +908,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
         l_skip_lo = best_lo;
         t_beam = 0.0;
         if (LIGHT == VXR_LIGHT_PATH) path_samples(px, base, end, world, n, albedo, emit, s0, s1);
-        /* One trace call for every light ray: lavapipe inlines each call. */
-        for (uint k = 2u * base; LIGHT == VXR_LIGHT_LIT && k < 2u * end; k++) {
-            uint s = k >> 1u, role = k & 1u;
-            ro = world;
-            /* a sun ray not traced is blocked; an occlusion ray (radius 0:
-             * occlusion off) is free */
-            bool go = role == 0u ? cos_sun > 0.0 : fr.sun_t.w > 0.0;
-            vxr_lit_dir(role, n, fr.sun.xyz, fr.sun_t.xyz, fr.sun_b.xyz, fr.sun.w,
-                        vxr_sample_uv(px.x, px.y, s, role), rd);
-            best_i = role == 0u ? 0u : VXR_PICK_MISS;
-            if (go) trace_any(pc.grid_pad, role == 0u ? VXR_INF : fr.sun_t.w);
-            if (best_i != VXR_PICK_MISS) continue;
-            if (role == 0u) {
-                s0.w += 1.0;
-            } else {
-                for (int c = 0; c < 3; c++) s0[c] += vxr_sky(fr.zenith[c], fr.horizon[c], rd.z);
-                s1.x += 1.0;
-            }
-        }
+        if (LIGHT == VXR_LIGHT_LIT) lit_rays(px, base, end, world, n, cos_sun, s0, s1);
     }
     float count = float(end);
     for (int c = 0; c < 3; c++)
