@@ -170,18 +170,26 @@ typedef uint32_t vxr_uint;
  * roughness, index of refraction, emission (float bits). */
 #define VXR_MATERIALS_AT 256u
 /* After the materials, the sRGB tables of vxr_srgb.h (float bits):
- * VXR_SRGB_LINEAR at VXR_SRGB_AT, VXR_SRGB_MID after it; shaders fetch
- * them (a gather) rather than index a constant array (a loop per lane on
- * lavapipe). */
-#define VXR_SRGB_AT          (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
-#define VXR_PALETTE_WORDS    (VXR_SRGB_AT + 511u)
-#define VXR_MATERIAL_DIFFUSE 0u
-#define VXR_MATERIAL_METAL   1u
-#define VXR_MATERIAL_GLASS   2u
-#define VXR_MATERIAL_EMIT    3u
-#define VXR_INSTANCE_HIDDEN  1u /* instance flag: loaded but not drawn or picked */
-#define VXR_INSTANCE_CULLED  2u /* instance flag: outside its view distance */
-#define VXR_INSTANCE_REMOVED 4u /* instance flag: a free slot (with HIDDEN) */
+ * VXR_SRGB_LINEAR at VXR_SRGB_AT, VXR_SRGB_MID after it and the float 2
+ * after that (above every value encoded); shaders fetch them (a gather)
+ * rather than index a constant array (a loop per lane on lavapipe). Then
+ * the encoding's buckets (vxr_srgb_buckets): the floats of [2^-13, 1]
+ * that share their top 16 bits make a bucket, which holds at most one
+ * threshold of VXR_SRGB_MID, so a value's code is vxr_srgb_encode's
+ * answer at the least float of its bucket (below 2^-13: the first
+ * bucket's), plus one if the value is at or above the next threshold. */
+#define VXR_SRGB_AT           (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
+#define VXR_SRGB_BUCKET_LO    0x3900u /* the top 16 bits of 2^-13 */
+#define VXR_SRGB_BUCKET_COUNT 1665u   /* to 0x3f80, 1's */
+#define VXR_SRGB_BUCKETS      (VXR_SRGB_AT + 512u)
+#define VXR_PALETTE_WORDS     (VXR_SRGB_BUCKETS + VXR_SRGB_BUCKET_COUNT)
+#define VXR_MATERIAL_DIFFUSE  0u
+#define VXR_MATERIAL_METAL    1u
+#define VXR_MATERIAL_GLASS    2u
+#define VXR_MATERIAL_EMIT     3u
+#define VXR_INSTANCE_HIDDEN   1u /* instance flag: loaded but not drawn or picked */
+#define VXR_INSTANCE_CULLED   2u /* instance flag: outside its view distance */
+#define VXR_INSTANCE_REMOVED  4u /* instance flag: a free slot (with HIDDEN) */
 
 /* Editor grids: N = 2^level for level 0 .. VXR_GRID_LEVELS - 1. */
 #define VXR_GRID_LEVELS 21u

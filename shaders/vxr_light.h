@@ -365,6 +365,20 @@ VXR_FN vxr_uint vxr_srgb_encode(float v) {
     return pos;
 }
 
+#ifndef VXR_GLSL
+#include <string.h>
+/* The encoding's buckets (vxr_layout.h): dest[i] is vxr_srgb_encode's
+ * answer at the float whose top 16 bits are VXR_SRGB_BUCKET_LO + i. */
+static inline void vxr_srgb_buckets(vxr_uint dest[VXR_SRGB_BUCKET_COUNT]) {
+    for (vxr_uint i = 0; i < VXR_SRGB_BUCKET_COUNT; i++) {
+        vxr_uint bits = (VXR_SRGB_BUCKET_LO + i) << 16u;
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        dest[i] = vxr_srgb_encode(v);
+    }
+}
+#endif
+
 /* A `lit` pixel's linear colour, one channel: albedo times the sun's
  * light (radiance, cos of the angle to the normal, the sum of the
  * samples' visibility) and the sky's (the sum of the radiance the

@@ -95,18 +95,15 @@ float srgb_linear(uint code) {
 }
 
 uvec3 srgb_encode3(vec3 v) {
-    /* pos, the transfer function's code (pow: within a hundredth of a
-     * code, so the CPU's rounding of it does not matter) rounded less one,
-     * is 0 to 2 under the search's answer: that answer is pos plus the
-     * thresholds MID[pos] and MID[pos + 1] at or below v (NaN: 0). */
+    /* the search's answer is that of w, v clamped to [0, 1] (NaN: 0): its
+     * bucket's, plus one if the next threshold is at or below w
+     * (vxr_layout.h; the threshold after the last is 2) */
     uvec3 code;
     for (int c = 0; c < 3; c++) {
         float w = v[c] > 0.0 ? (v[c] < 1.0 ? v[c] : 1.0) : 0.0;
-        float f = w < 0.0031308 ? w * 12.92 : 1.055 * pow(w, 1.0 / 2.4) - 0.055;
-        uint pos = uint(clamp(int(f * 255.0 + 0.5) - 1, 0, 253));
-        uint at = VXR_SRGB_AT + 256u + pos;
-        code[c] = pos + (uintBitsToFloat(FETCH(palette, at).x) <= v[c] ? 1u : 0u) +
-                  (uintBitsToFloat(FETCH(palette, at + 1u).x) <= v[c] ? 1u : 0u);
+        int b = int(floatBitsToUint(w) >> 16u) - int(VXR_SRGB_BUCKET_LO);
+        uint pos = FETCH(palette, VXR_SRGB_BUCKETS + uint(max(b, 0))).x;
+        code[c] = pos + (uintBitsToFloat(FETCH(palette, VXR_SRGB_AT + 256u + pos).x) <= w ? 1u : 0u);
     }
     return code;
 }

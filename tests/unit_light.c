@@ -154,5 +154,51 @@ static void test_lit_dir(void) {
     CHECK_EQ_INT(differ, 0);
 }
 
+/* The shaders' encoding (vxr_scene.glsl's srgb_encode3: a bucket's answer
+ * plus one threshold) against the search (vxr_srgb_encode) at every float
+ * where either can change: each threshold, each bucket's ends, and the
+ * floats next to them, with 0, 1, and values outside [0, 1]. */
+static uint32_t bucket_encode(const uint32_t *buckets, float v) {
+    float w = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f, mid = 2.0f;
+    uint32_t bits;
+    memcpy(&bits, &w, sizeof bits);
+    int b = (int)(bits >> 16) - (int)VXR_SRGB_BUCKET_LO;
+    uint32_t pos = buckets[b > 0 ? b : 0];
+    if (pos < 255) mid = VXR_SRGB_MID[pos];
+    return pos + (mid <= w ? 1u : 0u);
+}
+
+static void test_srgb_buckets(void) {
+    static uint32_t buckets[VXR_SRGB_BUCKET_COUNT];
+    vxr_srgb_buckets(buckets);
+    float at[4 * 255 + 6 * VXR_SRGB_BUCKET_COUNT + 8];
+    int n = 0;
+    for (int k = 0; k < 255; k++) {
+        at[n++] = VXR_SRGB_MID[k];
+        at[n++] = nextafterf(VXR_SRGB_MID[k], 0.0f);
+        at[n++] = nextafterf(VXR_SRGB_MID[k], 2.0f);
+        at[n++] = VXR_SRGB_LINEAR[k];
+    }
+    for (uint32_t i = 0; i < VXR_SRGB_BUCKET_COUNT; i++) {
+        uint32_t lo = (VXR_SRGB_BUCKET_LO + i) << 16, hi = lo | 0xffffu;
+        float f[2];
+        memcpy(&f[0], &lo, sizeof lo);
+        memcpy(&f[1], &hi, sizeof hi);
+        for (int e = 0; e < 2; e++) {
+            at[n++] = f[e];
+            at[n++] = nextafterf(f[e], 0.0f);
+            at[n++] = nextafterf(f[e], 2.0f);
+        }
+    }
+    const float edge[8] = {0.0f, -0.0f, 1.0f, -1.0f, 1.5f, 1e-30f, INFINITY, NAN};
+    for (int e = 0; e < 8; e++) at[n++] = edge[e];
+    CHECK(n == (int)(sizeof at / sizeof at[0]));
+    int differ = 0;
+    for (int i = 0; i < n; i++) differ += bucket_encode(buckets, at[i]) != vxr_srgb_encode(at[i]);
+    CHECK_EQ_INT(differ, 0);
+    CHECK_EQ_INT((int)bucket_encode(buckets, 1.0f), 255);
+    CHECK_EQ_INT((int)bucket_encode(buckets, VXR_SRGB_LINEAR[128]), 128);
+}
+
 VXR_TEST_MAIN(TEST(test_circle), TEST(test_strata), TEST(test_pixel_uniform), TEST(test_directions),
-              TEST(test_lit_dir))
+              TEST(test_lit_dir), TEST(test_srgb_buckets))
