@@ -218,11 +218,7 @@ vxr_result vxr_renderer_create(vxr_context *c, const vxr_scene *s, VkCommandBuff
     uint32_t palette[VXR_PALETTE_WORDS];
     memcpy(palette, s->palette, sizeof s->palette);
     memcpy(palette + VXR_MATERIALS_AT, s->materials, sizeof s->materials);
-    memcpy(palette + VXR_SRGB_AT, VXR_SRGB_LINEAR, sizeof VXR_SRGB_LINEAR);
-    memcpy(palette + VXR_SRGB_AT + 256, VXR_SRGB_MID, sizeof VXR_SRGB_MID);
-    const float above = 2.0f;
-    memcpy(palette + VXR_SRGB_AT + 511, &above, sizeof above);
-    vxr_srgb_buckets(palette + VXR_SRGB_BUCKETS);
+    vxr_srgb_tables(palette + VXR_SRGB_AT);
     /* Tables stay in one binding each; the octree sections may split. */
     if ((res = upload_cap(r, VXR_BIND_MODELS, r->model_rec,
                           (uint64_t)s->model_count * sizeof(vxr_gpu_model),

@@ -173,14 +173,14 @@ typedef uint32_t vxr_uint;
  * VXR_SRGB_LINEAR at VXR_SRGB_AT, VXR_SRGB_MID after it and the float 2
  * after that (above every value encoded); shaders fetch them (a gather)
  * rather than index a constant array (a loop per lane on lavapipe). Then
- * the encoding's buckets (vxr_srgb_buckets): the floats of [2^-13, 1]
+ * the encoding's buckets (vxr_srgb_tables fills it all): the floats of [2^-13, 1]
  * that share their top 16 bits make a bucket, which holds at most one
  * threshold of VXR_SRGB_MID, so a value's code is vxr_srgb_encode's
  * answer at the least float of its bucket (below 2^-13: the first
  * bucket's), plus one if the value is at or above the next threshold. */
 #define VXR_SRGB_AT           (VXR_MATERIALS_AT + 4u * VXR_PALETTE_SIZE)
-#define VXR_SRGB_BUCKET_LO    0x3900u /* the top 16 bits of 2^-13 */
-#define VXR_SRGB_BUCKET_COUNT 1665u   /* to 0x3f80, 1's */
+#define VXR_SRGB_BUCKET_LO    0x3900u                        /* the top 16 bits of 2^-13 */
+#define VXR_SRGB_BUCKET_COUNT (0x3f81u - VXR_SRGB_BUCKET_LO) /* to 0x3f80, 1's */
 #define VXR_SRGB_BUCKETS      (VXR_SRGB_AT + 512u)
 #define VXR_PALETTE_WORDS     (VXR_SRGB_BUCKETS + VXR_SRGB_BUCKET_COUNT)
 #define VXR_MATERIAL_DIFFUSE  0u

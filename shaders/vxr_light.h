@@ -367,14 +367,20 @@ VXR_FN vxr_uint vxr_srgb_encode(float v) {
 
 #ifndef VXR_GLSL
 #include <string.h>
-/* The encoding's buckets (vxr_layout.h): dest[i] is vxr_srgb_encode's
- * answer at the float whose top 16 bits are VXR_SRGB_BUCKET_LO + i. */
-static inline void vxr_srgb_buckets(vxr_uint dest[VXR_SRGB_BUCKET_COUNT]) {
+/* The palette binding's sRGB words from VXR_SRGB_AT (vxr_layout.h): the
+ * two tables, the float 2 after the thresholds, and the encoding's
+ * buckets, bucket i holding vxr_srgb_encode's answer at the float whose
+ * top 16 bits are VXR_SRGB_BUCKET_LO + i. */
+static inline void vxr_srgb_tables(vxr_uint dest[VXR_PALETTE_WORDS - VXR_SRGB_AT]) {
+    const float above = 2.0f;
+    memcpy(dest, VXR_SRGB_LINEAR, sizeof VXR_SRGB_LINEAR);
+    memcpy(dest + 256, VXR_SRGB_MID, sizeof VXR_SRGB_MID);
+    memcpy(dest + 511, &above, sizeof above);
     for (vxr_uint i = 0; i < VXR_SRGB_BUCKET_COUNT; i++) {
         vxr_uint bits = (VXR_SRGB_BUCKET_LO + i) << 16u;
         float v;
         memcpy(&v, &bits, sizeof v);
-        dest[i] = vxr_srgb_encode(v);
+        dest[VXR_SRGB_BUCKETS - VXR_SRGB_AT + i] = vxr_srgb_encode(v);
     }
 }
 #endif

@@ -158,19 +158,19 @@ static void test_lit_dir(void) {
  * plus one threshold) against the search (vxr_srgb_encode) at every float
  * where either can change: each threshold, each bucket's ends, and the
  * floats next to them, with 0, 1, and values outside [0, 1]. */
-static uint32_t bucket_encode(const uint32_t *buckets, float v) {
-    float w = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f, mid = 2.0f;
+static uint32_t bucket_encode(const uint32_t *tables, float v) {
+    float w = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f, mid;
     uint32_t bits;
     memcpy(&bits, &w, sizeof bits);
     int b = (int)(bits >> 16) - (int)VXR_SRGB_BUCKET_LO;
-    uint32_t pos = buckets[b > 0 ? b : 0];
-    if (pos < 255) mid = VXR_SRGB_MID[pos];
+    uint32_t pos = tables[VXR_SRGB_BUCKETS - VXR_SRGB_AT + (uint32_t)(b > 0 ? b : 0)];
+    memcpy(&mid, &tables[256 + pos], sizeof mid);
     return pos + (mid <= w ? 1u : 0u);
 }
 
 static void test_srgb_buckets(void) {
-    static uint32_t buckets[VXR_SRGB_BUCKET_COUNT];
-    vxr_srgb_buckets(buckets);
+    static uint32_t tables[VXR_PALETTE_WORDS - VXR_SRGB_AT];
+    vxr_srgb_tables(tables);
     float at[4 * 255 + 6 * VXR_SRGB_BUCKET_COUNT + 8];
     int n = 0;
     for (int k = 0; k < 255; k++) {
@@ -194,10 +194,10 @@ static void test_srgb_buckets(void) {
     for (int e = 0; e < 8; e++) at[n++] = edge[e];
     CHECK(n == (int)(sizeof at / sizeof at[0]));
     int differ = 0;
-    for (int i = 0; i < n; i++) differ += bucket_encode(buckets, at[i]) != vxr_srgb_encode(at[i]);
+    for (int i = 0; i < n; i++) differ += bucket_encode(tables, at[i]) != vxr_srgb_encode(at[i]);
     CHECK_EQ_INT(differ, 0);
-    CHECK_EQ_INT((int)bucket_encode(buckets, 1.0f), 255);
-    CHECK_EQ_INT((int)bucket_encode(buckets, VXR_SRGB_LINEAR[128]), 128);
+    CHECK_EQ_INT((int)bucket_encode(tables, 1.0f), 255);
+    CHECK_EQ_INT((int)bucket_encode(tables, VXR_SRGB_LINEAR[128]), 128);
 }
 
 VXR_TEST_MAIN(TEST(test_circle), TEST(test_strata), TEST(test_pixel_uniform), TEST(test_directions),
