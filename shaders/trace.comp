@@ -282,8 +282,31 @@ uint next_child(vec3 tm, uint cs, float texit, uint mask) {
  * the gpu tests hold it against core/pick.c. It descends half as often,
  * and on lavapipe each descent is a fetch and a per-lane store. */
 uint m_wide_base;
-/* the node of each wide level above the current one (level / 2) */
-uint w_node[VXR_LEVELS / 2u + 1u];
+/* The node of each wide level above the current one, by level / 2: 2 to
+ * VXR_LEVELS / 2 (a node of level 2 is a brick, entered only as a hit).
+ * Registers and selects, not an array: lavapipe reads and writes a
+ * per-lane array a lane at a time, each lane behind a branch on its mask,
+ * and a descent writes one entry. */
+uint w2, w3, w4, w5, w6, w7, w8, w9, w10, w11;
+
+uint w_node_at(int j) {
+    return j <= 5   ? (j <= 3 ? (j == 2 ? w2 : w3) : (j == 4 ? w4 : w5))
+           : j <= 8 ? (j == 6 ? w6 : j == 7 ? w7 : w8)
+                    : (j == 9 ? w9 : j == 10 ? w10 : w11);
+}
+
+void w_node_set(int j, uint v) {
+    w2 = j == 2 ? v : w2;
+    w3 = j == 3 ? v : w3;
+    w4 = j == 4 ? v : w4;
+    w5 = j == 5 ? v : w5;
+    w6 = j == 6 ? v : w6;
+    w7 = j == 7 ? v : w7;
+    w8 = j == 8 ? v : w8;
+    w9 = j == 9 ? v : w9;
+    w10 = j == 10 ? v : w10;
+    w11 = j == 11 ? v : w11;
+}
 
 /* The mask bit of cell c of a wide node (8a + b, vxr_layout.h). */
 uint wide_bit(ivec3 c) {
@@ -392,7 +415,7 @@ bool trace_wide(bool any_hit) {
             if (!leave) break;
             if (level == top) return false;
             level += 2;
-            node = w_node[level >> 1];
+            node = w_node_at(level >> 1);
             nd = wide_at(m_wide_base + node);
             ivec3 rel = lo - m_origin;
             lo = m_origin + (rel & ~((1 << level) - 1));
@@ -440,7 +463,7 @@ bool trace_wide(bool any_hit) {
         }
         advance = !enter;
         if (enter) {
-            w_node[level >> 1] = node;
+            w_node_set(level >> 1, node);
             node = nd.z + below;
             nd = wide_at(m_wide_base + node);
             level -= 2;

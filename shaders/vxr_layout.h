@@ -558,6 +558,7 @@ VXR_STATIC_ASSERT(VXR_BIND_BATTR == VXR_BIND_NODES + VXR_NODE_CHUNKS &&
                       VXR_SCENE_BINDINGS == VXR_BIND_WIDE + VXR_WIDE_CHUNKS,
                   "scene bindings in sequence");
 VXR_STATIC_ASSERT(VXR_LEVELS == VXR_MAX_DEPTH + 1, "a frame per level");
+VXR_STATIC_ASSERT(VXR_LEVELS / 2u == 11u, "trace.comp holds the wide walk's ancestors in w2..w11");
 VXR_STATIC_ASSERT(VXR_BVH_STACK >= VXR_BVH_MAX_DEPTH + 1, "the walk's stack holds any hierarchy");
 #undef VXR_TEXEL
 
