@@ -123,13 +123,14 @@ def main():
         addrs = [a for a, _ in ins]
         starts = functions(ins)
         print(f"\nregion {lo:#x} ({hi - lo} bytes): {n} samples, {100 * n / total:.1f}% of all")
-        per_fn, mix = collections.Counter(), collections.Counter()
+        per_fn, mix = collections.Counter(), collections.defaultdict(collections.Counter)
         at = collections.Counter()
         for a, c in hits.items():
-            per_fn[starts[bisect.bisect_right(starts, a) - 1]] += c
+            f = starts[bisect.bisect_right(starts, a) - 1]
+            per_fn[f] += c
             k = max(bisect.bisect_left(addrs, a) - 1, 0)
             at[k] += c
-            mix[kind(ins[k][1])] += c
+            mix[f][kind(ins[k][1])] += c
         for s, c in per_fn.most_common(top):
             i = bisect.bisect_left(addrs, s)
             end = starts[bisect.bisect_right(starts, s)] if s != starts[-1] else hi
@@ -137,8 +138,9 @@ def main():
                          for m in [re.search(r"vpcmpltd (0x[0-9a-f]+)\(%rdi\)", t)] if m), None)
             what = f"texel fetch, descriptor offset {desc}" if desc else ""
             print(f"  function {s:#x} ({end - s} bytes) {100 * c / n:5.1f}%  {what}")
-        print("  by instruction kind: " +
-              ", ".join(f"{k} {100 * c / n:.1f}%" for k, c in mix.most_common()))
+            if c >= n / 10:
+                print("    by instruction kind: " +
+                      ", ".join(f"{k} {100 * m / c:.1f}%" for k, m in mix[s].most_common()))
         for k, c in at.most_common(top):
             print(f"  {100 * c / n:5.1f}%  {ins[k][0]:#x}  {ins[k][1]}")
 
