@@ -280,7 +280,7 @@ uint next_child(vec3 tm, uint cs, float texit, uint mask) {
  * parameter at once (vxr_cross). Only the hit cell's own slabs make the
  * record, as in trace_octree, so both walks give the same hit to the bit;
  * the gpu tests hold it against core/pick.c. It descends half as often,
- * and on lavapipe each descent is a fetch and a per-lane store. */
+ * and on lavapipe each descent is a fetch and the parent's write (w2..w11). */
 uint m_wide_base;
 /* The node of each wide level above the current one, by level / 2: 2 to
  * VXR_LEVELS / 2 (a node of level 2 is a brick, entered only as a hit).
