@@ -186,6 +186,10 @@ typedef struct vxr_section {
     uint32_t free_count, free_cap;
 } vxr_section;
 
+/* The occupancy grid's cells a side (vxr_resident): a frame's workgroups
+ * that meet none of its occupied cells miss (vxr_scene_tiles). */
+#define VXR_OCC_CELLS 16
+
 /* Where one model lives on the GPU. */
 typedef struct vxr_resident {
     uint64_t base[VXR_SECTIONS], cap[VXR_SECTIONS], used[VXR_SECTIONS]; /* elements */
@@ -195,7 +199,17 @@ typedef struct vxr_resident {
      * update sends only those that changed (vxr_upload_colors) */
     uint32_t *colors;
     uint64_t color_count;
+    /* the occupied cells of an occ_n^3 grid over the root cube as
+     * uploaded, bit (x occ_n + y) occ_n + z (vxr_resident_occupancy);
+     * occ_n 0: none */
+    uint64_t occ[VXR_OCC_CELLS * VXR_OCC_CELLS * VXR_OCC_CELLS / 64];
+    uint32_t occ_n;
 } vxr_resident;
+
+/* Sets res's occupancy to the model m's (as uploaded now): cells of
+ * 2^(depth - k) voxels, k = log2 VXR_OCC_CELLS or less (no cell smaller
+ * than a brick). O(cells); no allocation. */
+void vxr_resident_occupancy(vxr_resident *res, const vxr_octree *m);
 
 static inline void vxr_resident_drop_colors(vxr_resident *res) {
     free(res->colors);
@@ -307,6 +321,14 @@ struct vxr_target {
     vxr_buf rays;     /* a ray batch's input; zero for a frame target */
     vxr_buf beam;     /* a float per VXR_BEAM_TILE^2 tile (beam.comp) */
     uint32_t tiles_x, tiles_y;
+    /* a frame's workgroups in dispatch order (VXR_FRAME_TILES), on a
+     * context without the beam: the GPU's copy, the host's (groups_x *
+     * groups_y entries) and a mark per workgroup (vxr_scene_tiles); a
+     * stand-in and NULL for a batch or a context with the beam */
+    vxr_buf tiles;
+    uint32_t *tile_list;
+    uint8_t *tile_mark;
+    uint32_t groups_x, groups_y;
     uint32_t capacity; /* rays in a batch */
     bool has_picks;
     vxr_buf frame;   /* vxr_gpu_frame, written by each light frame's commands */
@@ -427,6 +449,15 @@ typedef struct vxr_groups {
  * device with the beam pre-pass; none when nothing is shown. */
 vxr_groups vxr_scene_groups(const vxr_renderer *r, const vxr_target *t, const vxr_camera *cam,
                             float pad);
+/* Lists the workgroups of target t's frame through cam (t->tile_list, all
+ * groups_x * groups_y of them) on a context without the beam: first those
+ * of g whose pixels may see an occupied cell of a visible instance's
+ * model (vxr_resident's occupancy as uploaded, each cell's world box
+ * padded by pad), then the rest, whose rays miss every voxel; returns the
+ * count of the first. A frame at full resolution and grid 1 only: a grid's
+ * or a level of detail's cubes reach past the cells. */
+uint32_t vxr_scene_tiles(const vxr_renderer *r, vxr_target *t, const vxr_camera *cam, float pad,
+                         vxr_groups g);
 /* Whether g leaves workgroups of t out. */
 bool vxr_leaves_out(const vxr_renderer *r, const vxr_target *t, vxr_groups g);
 /* Whether a and b are the same workgroups (both empty, or equal). */

@@ -45,6 +45,7 @@ vxr_result vxr_pipelines_init(vxr_context *c, vxr_error *err) {
     b[VXR_BIND_ACCUM].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_AOV].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     b[VXR_BIND_DENOISE].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b[VXR_BIND_TILES].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     li.bindingCount = VXR_TARGET_BINDINGS;
     VXR_VK_TRY(c, err,
                c->vk.vkCreateDescriptorSetLayout(c->device, &li, c->alloc,

@@ -52,10 +52,11 @@ static vxr_result create_set(vxr_target *t, vxr_error *err) {
         {t->frame.buffer, 0, VK_WHOLE_SIZE},
         {t->accum.buffer, 0, VK_WHOLE_SIZE},
         {t->aovs.buffer, 0, VK_WHOLE_SIZE},
-        {t->denoise.buffer, 0, VK_WHOLE_SIZE}};
-    static const uint32_t binding[BUFFERS] = {VXR_BIND_PICKS, VXR_BIND_RAYS,   VXR_BIND_DEPTH,
-                                              VXR_BIND_BEAM,  VXR_BIND_FRAME,  VXR_BIND_ACCUM,
-                                              VXR_BIND_AOV,   VXR_BIND_DENOISE};
+        {t->denoise.buffer, 0, VK_WHOLE_SIZE},
+        {t->tiles.buffer, 0, VK_WHOLE_SIZE}};
+    static const uint32_t binding[BUFFERS] = {VXR_BIND_PICKS, VXR_BIND_RAYS,    VXR_BIND_DEPTH,
+                                              VXR_BIND_BEAM,  VXR_BIND_FRAME,   VXR_BIND_ACCUM,
+                                              VXR_BIND_AOV,   VXR_BIND_DENOISE, VXR_BIND_TILES};
     VkWriteDescriptorSet w[VXR_TARGET_BINDINGS];
     for (int k = 0; k < VXR_TARGET_BINDINGS; k++)
         w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -138,6 +139,18 @@ static vxr_result make_target(vxr_context *c, uint32_t w, uint32_t h, uint64_t r
         res = vxr_buf_create(c, c->beam && !rays ? (VkDeviceSize)t->tiles_x * t->tiles_y * 4 : 16,
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->beam, err);
+    /* the workgroups' list: written by each frame's commands */
+    const bool listed = !c->beam && !rays;
+    t->groups_x = (w + c->local_x - 1) / c->local_x;
+    t->groups_y = (h + c->local_y - 1) / c->local_y;
+    const size_t groups = (size_t)t->groups_x * t->groups_y;
+    if (res == VXR_OK)
+        res = vxr_buf_create(c, listed ? groups * 4 : 16,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &t->tiles, err);
+    if (res == VXR_OK && listed &&
+        (!(t->tile_list = malloc(groups * 4)) || !(t->tile_mark = calloc(groups, 1))))
+        res = vxr_ctx_fail(c, err, VXR_ERROR_MEMORY, "out of memory");
     if (res == VXR_OK && readback)
         res = vxr_buf_create(c, (VkDeviceSize)w * h * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host, &t->readback, err);
@@ -246,6 +259,9 @@ void vxr_target_destroy(vxr_target *t) {
     vxr_buf_destroy(c, &t->accum);
     vxr_buf_destroy(c, &t->aovs);
     vxr_buf_destroy(c, &t->denoise);
+    vxr_buf_destroy(c, &t->tiles);
+    free(t->tile_list);
+    free(t->tile_mark);
     free(t);
 }
 

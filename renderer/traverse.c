@@ -148,6 +148,65 @@ static void dispatch_misses(vxr_renderer *r, vxr_target *t, const vxr_push *p, v
     dispatch_around(r, t, p, all, g, miss, cmd);
 }
 
+/* A frame's workgroups: g, or (listed) the first `traced` of the
+ * target's tile list (vxr_scene_tiles), the rest missing. */
+typedef struct plan {
+    vxr_groups g;
+    bool listed;
+    uint32_t traced, total;
+} plan;
+
+/* Binds and dispatches the listed workgroups first .. first + count - 1:
+ * workgroup (x, y) takes entry y VXR_TILE_ROW + x (trace.comp), in up to
+ * three dispatches (a row's end, whole rows, a row's start). */
+static void dispatch_listed(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                            uint32_t first, uint32_t count, VkCommandBuffer cmd) {
+    if (!count) return;
+    vxr_push q = *p;
+    q.flags |= VXR_FRAME_TILES;
+    bind(r, t, &q, pipeline, cmd);
+    const uint32_t end = first + count, row = VXR_TILE_ROW;
+    while (first < end) {
+        const uint32_t x = first % row, y = first / row;
+        uint32_t rows = 1, n = end - first < row - x ? end - first : row - x;
+        if (x == 0 && end - first >= 2 * row) { /* whole rows */
+            rows = (end - first) / row;
+            n = row;
+        }
+        r->ctx->vk.vkCmdDispatchBase(cmd, x, y, 0, n, rows, 1);
+        first += n * rows;
+    }
+}
+
+/* The workgroups of a plan that trace, by pipeline. */
+static void dispatch_traced(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline pipeline,
+                            const plan *w, VkCommandBuffer cmd) {
+    if (w->listed)
+        dispatch_listed(r, t, p, pipeline, 0, w->traced, cmd);
+    else
+        dispatch_groups(r, t, p, pipeline, w->g, cmd);
+}
+
+/* The workgroups of a plan that miss, by the miss pipeline (if any). */
+static void dispatch_missed(vxr_renderer *r, vxr_target *t, const vxr_push *p, VkPipeline miss,
+                            const plan *w, VkCommandBuffer cmd) {
+    if (!miss) return;
+    if (w->listed)
+        dispatch_listed(r, t, p, miss, w->traced, w->total - w->traced, cmd);
+    else
+        dispatch_misses(r, t, p, w->g, miss, cmd);
+}
+
+/* The tile list into the target's buffer: after the last frame's reads. */
+static void upload_tiles(vxr_context *c, vxr_target *t, VkCommandBuffer cmd) {
+    memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_READ_BIT, TRANSFER,
+                   VK_ACCESS_TRANSFER_WRITE_BIT);
+    const VkDeviceSize bytes = (VkDeviceSize)t->groups_x * t->groups_y * 4, most = 65536;
+    for (VkDeviceSize at = 0; at < bytes; at += most)
+        c->vk.vkCmdUpdateBuffer(cmd, t->tiles.buffer, at, bytes - at < most ? bytes - at : most,
+                                (const uint8_t *)t->tile_list + at);
+}
+
 /* Makes the pick records' shader writes visible to host reads. */
 static void picks_to_host(vxr_context *c, VkCommandBuffer cmd) {
     memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
@@ -188,7 +247,7 @@ static VkBufferImageCopy depth_region(const vxr_target *t, VkImageAspectFlags as
  * frame's reads of it), then one dispatch per few samples, each adding to
  * the sums the one before wrote. */
 static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
-                             vxr_gpu_frame *data, vxr_push *p, VkPipeline pipeline, vxr_groups g,
+                             vxr_gpu_frame *data, vxr_push *p, VkPipeline pipeline, const plan *w,
                              VkPipeline miss, VkCommandBuffer cmd) {
     vxr_context *c = r->ctx;
     const uint32_t base = f->accumulate ? t->samples : 0, end = base + f->light->samples;
@@ -202,10 +261,10 @@ static void light_dispatches(vxr_renderer *r, vxr_target *t, const vxr_frame *f,
                    VK_ACCESS_SHADER_READ_BIT);
     for (uint32_t s = base; s < end; s += data->samples) {
         p->ray_count = s;
-        dispatch_groups(r, t, p, pipeline, g, cmd);
+        dispatch_traced(r, t, p, pipeline, w, cmd);
     }
     /* a miss's outputs do not depend on the samples: once */
-    if (miss) dispatch_misses(r, t, p, g, miss, cmd);
+    dispatch_missed(r, t, p, miss, w, cmd);
     if (t->has_aovs)
         memory_barrier(c, cmd, COMPUTE, VK_ACCESS_SHADER_WRITE_BIT,
                        ALL | VK_PIPELINE_STAGE_HOST_BIT, HOST_USES | VK_ACCESS_HOST_READ_BIT);
@@ -293,8 +352,14 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     }
     /* the pixels that may meet the scene, and the pipeline of the rest */
     const vxr_groups g = vxr_scene_groups(r, t, cam, p.grid_pad);
+    /* at full resolution without the beam, those that may see an occupied cell */
+    plan w = {g, t->tile_list && lod == 0.0f && f->grid <= 1, 0, t->groups_x * t->groups_y};
+    if (w.listed) w.traced = vxr_scene_tiles(r, t, cam, p.grid_pad, g);
+    /* a list that spares under 1/16 of the rectangle is not worth its reads */
+    if (w.listed && g.x0 < g.x1 && w.traced * 16ull > (g.x1 - g.x0) * (g.y1 - g.y0) * 15ull)
+        w.listed = false;
     VkPipeline miss = VK_NULL_HANDLE;
-    if (vxr_leaves_out(r, t, g) &&
+    if ((w.listed ? w.traced < w.total : vxr_leaves_out(r, t, g)) &&
         (res = vxr_miss_pipeline(r, model, t->has_aovs && model != VXR_LIGHT_FLAT, mode, &miss,
                                  err)) != VXR_OK)
         return res;
@@ -347,6 +412,7 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         p.flags |= VXR_FRAME_BEAM;
         dispatch(r, t, &p, beam, t->tiles_x, t->tiles_y, cmd);
     }
+    if (w.listed) upload_tiles(c, t, cmd);
     if (model == VXR_LIGHT_FLAT) {
         /* at a level of detail, its pipeline where a ray may stop coarse,
          * at an odd level (an octant) or only at an even one (a cell); on
@@ -365,12 +431,16 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
         if (!vxr_same_groups(odd, coarse) &&
             (res = vxr_lod_pipeline(r, level, false, mode, &even, err)) != VXR_OK)
             return res;
-        dispatch_groups(r, t, &p, pipeline, odd, cmd);
-        if (even) dispatch_around(r, t, &p, coarse, odd, even, cmd);
-        if (fine) dispatch_around(r, t, &p, g, coarse, fine, cmd);
-        if (miss) dispatch_misses(r, t, &p, g, miss, cmd);
+        if (w.listed) {
+            dispatch_traced(r, t, &p, pipeline, &w, cmd);
+        } else {
+            dispatch_groups(r, t, &p, pipeline, odd, cmd);
+            if (even) dispatch_around(r, t, &p, coarse, odd, even, cmd);
+            if (fine) dispatch_around(r, t, &p, g, coarse, fine, cmd);
+        }
+        dispatch_missed(r, t, &p, miss, &w, cmd);
     } else {
-        light_dispatches(r, t, f, &data, &p, pipeline, g, miss, cmd);
+        light_dispatches(r, t, f, &data, &p, pipeline, &w, miss, cmd);
         /* the denoiser's passes over the frame's light, the last into
          * the image (bind orders each after the one before), over the
          * workgroups that may meet the scene: the rest are sky, which it

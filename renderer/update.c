@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include "update.h"
-#include "vxr/blob.h"
 #include "vxr/bvh.h"
 #include "vxr/edit.h"
 
@@ -273,6 +272,7 @@ static vxr_result upload_models(update *u, todo *t, uint32_t n) {
         memcpy(d->used, need, sizeof d->used);
         d->version = s->model_version[i];
         d->empty = m->voxel_count == 0;
+        vxr_resident_occupancy(d, m);
         u->info->models++;
     }
     return res;

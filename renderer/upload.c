@@ -174,6 +174,7 @@ static vxr_result place_models(vxr_renderer *r, const vxr_scene *s, void *host[V
             res->color_count = n;
         }
         res->version = s->model_version[i];
+        vxr_resident_occupancy(res, m);
         vxr_renderer_model_record(r, s, i, &r->model_rec[i]);
         vxr_renderer_grow_model(r, &r->model_rec[i]);
     }

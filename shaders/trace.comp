@@ -83,6 +83,9 @@ fr;
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_ACCUM, std430) buffer Accum {
     vec4 accum[];
 };
+layout(set = VXR_SET_TARGET, binding = VXR_BIND_TILES, std430) readonly buffer Tiles {
+    uint tiles[];
+};
 layout(set = VXR_SET_TARGET, binding = VXR_BIND_AOV, std430) writeonly buffer Aov {
     float aov[];
 };
@@ -980,6 +983,10 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
 
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
+    if ((pc.flags & VXR_FRAME_TILES) != 0u) { /* a listed workgroup (renderer/groups.c) */
+        uint tile = tiles[gl_WorkGroupID.y * VXR_TILE_ROW + gl_WorkGroupID.x];
+        px = uvec2(tile & 0xffffu, tile >> 16u) * gl_WorkGroupSize.xy + gl_LocalInvocationID.xy;
+    }
     uint index = px.y * pc.width + px.x;
     if (px.x >= pc.width || px.y >= pc.height) return;
     if (RAYS) {

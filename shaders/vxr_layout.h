@@ -296,7 +296,8 @@ typedef uint32_t vxr_uint;
 #define VXR_BIND_ACCUM      6 /* VXR_ACCUM_FLOATS per pixel: the sums of the samples so far */
 #define VXR_BIND_AOV        7 /* the per-pixel outputs, VXR_AOV_* planes of width * height */
 #define VXR_BIND_DENOISE    8 /* VXR_DENOISE_FLOATS per pixel: the denoiser's work */
-#define VXR_TARGET_BINDINGS 9
+#define VXR_BIND_TILES      9 /* uint per workgroup: a frame's workgroups in dispatch order */
+#define VXR_TARGET_BINDINGS 10
 #define VXR_DENOISE_PASSES  6   /* the light to filter, then a-trous passes: taps 1 to 16 apart */
 #define VXR_DENOISE_FLOATS  12u /* per pixel: 3 planes of vec4 (denoise.comp's work) */
 /* A pixel's sums (light frames): lit: sky radiance xyz, sun visibility;
@@ -372,6 +373,8 @@ typedef uint32_t vxr_uint;
 #define VXR_FRAME_DEPTH_OUT   8u  /* write each pixel's depth */
 #define VXR_FRAME_DEPTH_IN    16u /* read the host's depth first: keep what is nearer */
 #define VXR_FRAME_BEAM        32u /* the beam pass wrote this frame's start distances */
+#define VXR_FRAME_TILES       64u /* workgroup (x, y) draws tiles[y VXR_TILE_ROW + x]: x | y << 16 */
+#define VXR_TILE_ROW          32768u
 #define VXR_PROBE_SHIFT       24u /* flags' top byte: the loop probe (VXR_LOOP_PROBE) */
 /* grid_level's second byte: the largest level a cube can stop a ray of
  * the frame at under its level of detail (at most VXR_LOD_MAX_LEVEL; the

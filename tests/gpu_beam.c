@@ -19,12 +19,19 @@ typedef struct frame {
     uint32_t *colors;
     float *beam; /* a start distance per tile (NULL when not readable) */
     uint32_t tiles_x, tiles_y;
+    /* without the beam: whether each workgroup traced (vxr_scene_tiles),
+     * NULL when the frame was not listed; the workgroups of the root box's
+     * rectangle */
+    uint8_t *marks;
+    uint32_t groups_x, lx, ly;
+    size_t in_rect;
 } frame;
 
 static void frame_free(frame *f) {
     free(f->picks);
     free(f->colors);
     free(f->beam);
+    free(f->marks);
     memset(f, 0, sizeof *f);
 }
 
@@ -61,9 +68,20 @@ static bool render(cli_gpu *g, const vxr_scene *scene, const vxr_camera *cam, ui
     if (r == VXR_OK) r = vxr_target_create(g->ctx, &td, &t, &err);
     if (r == VXR_OK) r = vxr_renderer_render(ren, t, cam, grid, g->cmd, &err);
     if (r == VXR_OK) r = cli_gpu_submit(g, &err);
-    if (r == VXR_OK)
+    if (r == VXR_OK) {
         frame_take(t, out);
-    else
+        /* a frame at grid 1 on a context without the beam lists its workgroups */
+        const size_t groups = (size_t)t->groups_x * t->groups_y;
+        if (t->tile_mark && grid <= 1 && (out->marks = malloc(groups))) {
+            memcpy(out->marks, t->tile_mark, groups);
+            out->groups_x = t->groups_x;
+            out->lx = ren->spec.local_x;
+            out->ly = ren->spec.local_y;
+            vxr_groups rect = vxr_scene_groups(ren, t, cam, 0.0f);
+            if (rect.x0 < rect.x1 && rect.y0 < rect.y1)
+                out->in_rect = (size_t)(rect.x1 - rect.x0) * (rect.y1 - rect.y0);
+        }
+    } else
         fprintf(stderr, "render failed: %s: %s\n", vxr_result_string(r), err.message);
     vxr_target_destroy(t);
     vxr_renderer_destroy(ren);
@@ -72,11 +90,14 @@ static bool render(cli_gpu *g, const vxr_scene *scene, const vxr_camera *cam, ui
 
 typedef struct beam_stats {
     size_t hit_tiles, started_tiles; /* tiles with a hit; of them, with t_start > 0 */
+    size_t listed, in_rect;          /* workgroups traced without the beam; of the rectangle */
     double skipped, nearest;         /* sums over hit tiles: t_start, the nearest hit's t */
 } beam_stats;
 
 /* a and b (beam on) in every record and colour; b's start distances below
- * every hit of their tiles. Returns the pixels that differ. */
+ * every hit of their tiles; every pixel b hits in a workgroup a traced
+ * (b, dispatched whole, is the oracle of a's list). Returns the pixels
+ * that differ. */
 static size_t compare(const char *label, const vxr_camera *cam, uint32_t grid, const frame *a,
                       const frame *b, beam_stats *st) {
     uint32_t w = cam->width, h = cam->height;
@@ -92,6 +113,20 @@ static size_t compare(const char *label, const vxr_camera *cam, uint32_t grid, c
                         label, grid, i, j, (double)a->picks[at].t, (double)b->picks[at].t,
                         a->picks[at].instance, b->picks[at].instance);
         }
+    if (a->marks) {
+        size_t unlisted = 0, listed = 0;
+        for (uint32_t j = 0; j < h; j++)
+            for (uint32_t i = 0; i < w; i++)
+                unlisted += (b->picks[(size_t)j * w + i].flags & VXR_PICK_HIT) &&
+                            !a->marks[(size_t)(j / a->ly) * a->groups_x + i / a->lx];
+        for (size_t k = 0; k < (size_t)a->groups_x * ((h + a->ly - 1) / a->ly); k++)
+            listed += a->marks[k];
+        if (unlisted) fprintf(stderr, "  %s: %zu hit pixels not traced\n", label, unlisted);
+        CHECK_EQ_INT(unlisted, 0);
+        CHECK(listed <= a->in_rect);
+        st->listed += listed;
+        st->in_rect += a->in_rect;
+    }
     if (b->beam) {
         for (uint32_t ty = 0; ty < b->tiles_y; ty++)
             for (uint32_t tx = 0; tx < b->tiles_x; tx++) {
@@ -125,14 +160,18 @@ static void check_equal(const char *label, const vxr_scene *s, const vxr_camera 
     if (ok) {
         beam_stats mine = {0};
         size_t differ = compare(label, cam, grid, &a, &b, &mine);
-        fprintf(stderr, "  %-44s grid %-3u %zu pixels differ; %zu of %zu hit tiles start > 0\n",
-                label, grid, differ, mine.started_tiles, mine.hit_tiles);
+        fprintf(stderr,
+                "  %-44s grid %-3u %zu pixels differ; %zu of %zu hit tiles start > 0; %zu of %zu "
+                "workgroups traced\n",
+                label, grid, differ, mine.started_tiles, mine.hit_tiles, mine.listed, mine.in_rect);
         CHECK_EQ_INT(differ, 0);
         CHECK(!on.info.beam || on.info.device_type != VK_PHYSICAL_DEVICE_TYPE_CPU || b.beam);
         st->hit_tiles += mine.hit_tiles;
         st->started_tiles += mine.started_tiles;
         st->skipped += mine.skipped;
         st->nearest += mine.nearest;
+        st->listed += mine.listed;
+        st->in_rect += mine.in_rect;
     }
     frame_free(&a);
     frame_free(&b);
@@ -230,8 +269,13 @@ static void test_files(void) {
         check_equal(files[f], s, &cam, 1, &st);
         vxr_scene_destroy(s);
     }
-    fprintf(stderr, "  all: %zu of %zu hit tiles start > 0, at %.1f%% of their nearest hit\n",
-            st.started_tiles, st.hit_tiles, st.nearest > 0 ? 100 * st.skipped / st.nearest : 0.0);
+    fprintf(stderr,
+            "  all: %zu of %zu hit tiles start > 0, at %.1f%% of their nearest hit; %zu of %zu "
+            "workgroups of the rectangles traced\n",
+            st.started_tiles, st.hit_tiles, st.nearest > 0 ? 100 * st.skipped / st.nearest : 0.0,
+            st.listed, st.in_rect);
+    /* without the beam, the lists leave out workgroups of the rectangles */
+    if (!off.info.beam) CHECK(st.listed > 0 && st.listed < st.in_rect);
     /* A distant scene: the pass skips real distance (every tile with a
      * hit starts well into its rays; the 3-voxel files above start at 0
      * or nearly, their eye being that near) */
