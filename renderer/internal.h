@@ -451,13 +451,16 @@ vxr_groups vxr_scene_groups(const vxr_renderer *r, const vxr_target *t, const vx
                             float pad);
 /* Lists the workgroups of target t's frame through cam (t->tile_list, all
  * groups_x * groups_y of them) on a context without the beam: first those
- * of g whose pixels may see an occupied cell of a visible instance's
- * model (vxr_resident's occupancy as uploaded, each cell's world box
- * padded by pad), then the rest, whose rays miss every voxel; returns the
- * count of the first. A frame at full resolution and grid 1 only: a grid's
- * or a level of detail's cubes reach past the cells. */
+ * of parts[2] (the scene's, vxr_scene_groups) whose pixels may see an
+ * occupied cell of a visible instance's model (vxr_resident's occupancy
+ * as uploaded), or the aligned cube of 2^level voxels holding one (a
+ * grid's or a level of detail's largest cubes), each box padded by pad:
+ * those in parts[0], then those in parts[1] but not parts[0], then the
+ * rest of parts[2] (nested rectangles: a level of detail's, vxr_lod_groups;
+ * counts[] says how many of each); then the rest, whose rays miss every
+ * voxel. Returns the count of the first three. */
 uint32_t vxr_scene_tiles(const vxr_renderer *r, vxr_target *t, const vxr_camera *cam, float pad,
-                         vxr_groups g);
+                         uint32_t level, const vxr_groups parts[3], uint32_t counts[3]);
 /* Whether g leaves workgroups of t out. */
 bool vxr_leaves_out(const vxr_renderer *r, const vxr_target *t, vxr_groups g);
 /* Whether a and b are the same workgroups (both empty, or equal). */

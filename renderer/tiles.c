@@ -51,7 +51,9 @@ typedef struct marker {
     vxr_target *t;
     vxr_groups g;
     float pad;
+    uint32_t level; /* hits are cubes of up to 2^level voxels */
     int looks;
+    uint64_t blocks[VXR_OCC_CELLS * VXR_OCC_CELLS * VXR_OCC_CELLS / 64];
 } marker;
 
 /* The workgroups of g whose pixels may see the box [lo, hi] padded by pad
@@ -75,8 +77,9 @@ static void mark(marker *k, vxr_groups f) {
 }
 
 /* Marks what instance i may show: its box's workgroups, or where that is
- * more than a few, those of its occupied cells, in runs along z, each in
- * world space (its corners through the instance's transform, in doubles,
+ * more than a few, those of its occupied blocks (cells, or the aligned
+ * cubes of 2^level voxels that hold them), in runs along z, each in world
+ * space (its corners through the instance's transform, in doubles,
  * widened far past float rounding) within the instance's box. */
 static void mark_instance(marker *k, uint32_t i) {
     const vxr_renderer *r = k->r;
@@ -87,22 +90,37 @@ static void mark_instance(marker *k, uint32_t i) {
     vxr_bvh_instance_box(g, ilo, ihi);
     vxr_groups f;
     if (!box_groups(k, ilo, ihi, &f)) return;
-    const uint32_t n = res->occ_n;
-    if (n == 0 || (f.x1 - f.x0) * (f.y1 - f.y0) <= 4 || k->looks + (int)(n * n) > CELL_LOOKS) {
+    const uint32_t cells = res->occ_n, cell_level = m->depth - (uint32_t)__builtin_ctz(cells | 1u);
+    const uint32_t per =
+        k->level > cell_level ? 1u << (k->level - cell_level) : 1u; /* cells a block */
+    const uint32_t n = per < cells ? cells / per : 0;               /* blocks a side */
+    if (n <= 1 || (f.x1 - f.x0) * (f.y1 - f.y0) <= 4 || k->looks + (int)(n * n) > CELL_LOOKS) {
         mark(k, f);
         return;
+    }
+    const uint64_t *occ = res->occ;
+    if (per > 1) { /* the blocks that hold an occupied cell */
+        memset(k->blocks, 0, sizeof k->blocks);
+        for (uint32_t w = 0; w * 64 < cells * cells * cells; w++)
+            for (uint64_t bits = res->occ[w]; bits; bits &= bits - 1) {
+                const uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits),
+                               x = b / (cells * cells), y = b / cells % cells, z = b % cells,
+                               q = (x / per * n + y / per) * n + z / per;
+                k->blocks[q / 64] |= 1ull << (q % 64);
+            }
+        occ = k->blocks;
     }
     const double cs = ldexp(1.0, (int)m->depth) / n;
     for (uint32_t x = 0; x < n; x++)
         for (uint32_t y = 0; y < n; y++)
             for (uint32_t z = 0; z < n;) {
                 uint32_t b = (x * n + y) * n + z;
-                if (!(res->occ[b / 64] >> (b % 64) & 1u)) {
+                if (!(occ[b / 64] >> (b % 64) & 1u)) {
                     z++;
                     continue;
                 }
                 uint32_t z1 = z + 1;
-                for (b++; z1 < n && (res->occ[b / 64] >> (b % 64) & 1u); b++) z1++;
+                for (b++; z1 < n && (occ[b / 64] >> (b % 64) & 1u); b++) z1++;
                 const double l[3] = {m->origin[0] + x * cs, m->origin[1] + y * cs,
                                      m->origin[2] + z * cs},
                              h[3] = {l[0] + cs, l[1] + cs, m->origin[2] + z1 * cs};
@@ -128,11 +146,16 @@ static void mark_instance(marker *k, uint32_t i) {
             }
 }
 
+static bool in_groups(vxr_groups g, uint32_t x, uint32_t y) {
+    return x >= g.x0 && x < g.x1 && y >= g.y0 && y < g.y1;
+}
+
 uint32_t vxr_scene_tiles(const vxr_renderer *r, vxr_target *t, const vxr_camera *cam, float pad,
-                         vxr_groups g) {
+                         uint32_t level, const vxr_groups parts[3], uint32_t counts[3]) {
     const uint32_t gx = t->groups_x, gy = t->groups_y;
+    const vxr_groups g = parts[2];
     memset(t->tile_mark, 0, (size_t)gx * gy);
-    marker k = {r, cam, t, g, pad, 0};
+    marker k = {r, cam, t, g, pad, level, 0, {0}};
     const vxr_bvh *bvh = r->bvh;
     bool whole = !bvh || bvh->node_count == 0;
     uint32_t stack[TILE_STACK], sp = 0;
@@ -154,11 +177,18 @@ uint32_t vxr_scene_tiles(const vxr_renderer *r, vxr_target *t, const vxr_camera 
         if (k.looks > ALL_LOOKS) whole = true;
     }
     if (whole) mark(&k, g);
-    /* the marked ones first, row by row, then the rest */
+    /* the marked ones first, by part and row by row, then the rest */
     uint32_t n = 0;
-    for (uint32_t y = 0; y < gy; y++)
-        for (uint32_t x = 0; x < gx; x++)
-            if (t->tile_mark[(size_t)y * gx + x]) t->tile_list[n++] = x | y << 16;
+    for (int part = 0; part < 3; part++) {
+        counts[part] = n;
+        for (uint32_t y = 0; y < gy; y++)
+            for (uint32_t x = 0; x < gx; x++)
+                if (t->tile_mark[(size_t)y * gx + x] &&
+                    (part == 2 || in_groups(parts[part], x, y)) &&
+                    (part == 0 || !in_groups(parts[part - 1], x, y)))
+                    t->tile_list[n++] = x | y << 16;
+        counts[part] = n - counts[part];
+    }
     uint32_t m = n;
     for (uint32_t y = 0; y < gy; y++)
         for (uint32_t x = 0; x < gx; x++)

@@ -154,6 +154,7 @@ typedef struct plan {
     vxr_groups g;
     bool listed;
     uint32_t traced, total;
+    uint32_t part[3]; /* of the traced: in the odd, the coarse, the rest (vxr_scene_tiles) */
 } plan;
 
 /* Binds and dispatches the listed workgroups first .. first + count - 1:
@@ -352,9 +353,21 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     }
     /* the pixels that may meet the scene, and the pipeline of the rest */
     const vxr_groups g = vxr_scene_groups(r, t, cam, p.grid_pad);
-    /* at full resolution without the beam, those that may see an occupied cell */
-    plan w = {g, t->tile_list && lod == 0.0f && f->grid <= 1, 0, t->groups_x * t->groups_y};
-    if (w.listed) w.traced = vxr_scene_tiles(r, t, cam, p.grid_pad, g);
+    /* at a level of detail, the workgroups whose rays may stop coarse, at
+     * an odd level (an octant) or only at an even one (a cell); on a
+     * device with the beam pre-pass (a GPU), g whole, as the misses are */
+    const bool split = lod > 0.0f && !c->beam;
+    const vxr_groups coarse =
+        split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g) : g;
+    const vxr_groups odd =
+        split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse) : g;
+    /* without the beam, of those the ones that may see an occupied cell */
+    plan w = {g, t->tile_list != NULL, 0, t->groups_x * t->groups_y, {0, 0, 0}};
+    const uint32_t level = p.grid_level & 255u, reach = p.grid_level >> VXR_REACH_SHIFT;
+    const vxr_groups parts[3] = {odd, coarse, g};
+    if (w.listed)
+        w.traced =
+            vxr_scene_tiles(r, t, cam, p.grid_pad, level > reach ? level : reach, parts, w.part);
     /* a list that spares under 1/16 of the rectangle is not worth its reads */
     if (w.listed && g.x0 < g.x1 && w.traced * 16ull > (g.x1 - g.x0) * (g.y1 - g.y0) * 15ull)
         w.listed = false;
@@ -414,25 +427,19 @@ vxr_result vxr_renderer_render_frame(vxr_renderer *r, vxr_target *t, const vxr_f
     }
     if (w.listed) upload_tiles(c, t, cmd);
     if (model == VXR_LIGHT_FLAT) {
-        /* at a level of detail, its pipeline where a ray may stop coarse,
-         * at an odd level (an octant) or only at an even one (a cell); on
-         * a device with the beam pre-pass (a GPU), over g whole, as the
-         * misses are */
-        const bool split = lod > 0.0f && !c->beam;
-        const uint32_t level = p.grid_level & 255u;
-        const vxr_groups coarse =
-            split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL, g) : g;
-        const vxr_groups odd =
-            split ? vxr_lod_groups(r, cam, lod, p.grid_pad, VXR_LOD_MIN_LEVEL + 1, coarse) : g;
+        /* at a level of detail, its pipeline where a ray may stop coarse */
         VkPipeline fine = VK_NULL_HANDLE, even = VK_NULL_HANDLE;
-        if (!vxr_same_groups(coarse, g) &&
+        if ((w.listed ? w.part[2] > 0 : !vxr_same_groups(coarse, g)) &&
             (res = vxr_frame_pipeline(r, level, mode, &fine, err)) != VXR_OK)
             return res;
-        if (!vxr_same_groups(odd, coarse) &&
+        if ((w.listed ? w.part[1] > 0 : !vxr_same_groups(odd, coarse)) &&
             (res = vxr_lod_pipeline(r, level, false, mode, &even, err)) != VXR_OK)
             return res;
         if (w.listed) {
-            dispatch_traced(r, t, &p, pipeline, &w, cmd);
+            const uint32_t a = w.part[0], b = a + w.part[1];
+            dispatch_listed(r, t, &p, pipeline, 0, a, cmd);
+            dispatch_listed(r, t, &p, even, a, w.part[1], cmd);
+            dispatch_listed(r, t, &p, fine, b, w.part[2], cmd);
         } else {
             dispatch_groups(r, t, &p, pipeline, odd, cmd);
             if (even) dispatch_around(r, t, &p, coarse, odd, even, cmd);

@@ -70,14 +70,15 @@ static bool render(cli_gpu *g, const vxr_scene *scene, const vxr_camera *cam, ui
     if (r == VXR_OK) r = cli_gpu_submit(g, &err);
     if (r == VXR_OK) {
         frame_take(t, out);
-        /* a frame at grid 1 on a context without the beam lists its workgroups */
+        /* a frame on a context without the beam lists its workgroups */
         const size_t groups = (size_t)t->groups_x * t->groups_y;
-        if (t->tile_mark && grid <= 1 && (out->marks = malloc(groups))) {
+        if (t->tile_mark && (out->marks = malloc(groups))) {
             memcpy(out->marks, t->tile_mark, groups);
             out->groups_x = t->groups_x;
             out->lx = ren->spec.local_x;
             out->ly = ren->spec.local_y;
-            vxr_groups rect = vxr_scene_groups(ren, t, cam, 0.0f);
+            const float pad = grid > 1 ? ren->grid_pad[__builtin_ctz(grid)] : 0.0f;
+            vxr_groups rect = vxr_scene_groups(ren, t, cam, pad); /* as the frame's */
             if (rect.x0 < rect.x1 && rect.y0 < rect.y1)
                 out->in_rect = (size_t)(rect.x1 - rect.x0) * (rect.y1 - rect.y0);
         }
