@@ -5,6 +5,16 @@
 #include "internal.h"
 #include "vxr/bvh.h"
 
+vxr_groups vxr_pixel_groups(const vxr_renderer *r, const uint32_t px[4], vxr_groups g) {
+    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
+    vxr_groups f = {px[0] / lx, px[1] / ly, (px[2] + lx - 1) / lx, (px[3] + ly - 1) / ly};
+    if (f.x0 < g.x0) f.x0 = g.x0;
+    if (f.y0 < g.y0) f.y0 = g.y0;
+    if (f.x1 > g.x1) f.x1 = g.x1;
+    if (f.y1 > g.y1) f.y1 = g.y1;
+    return f;
+}
+
 /* The workgroups of a frame whose pixels may meet the hierarchy's root box
  * (padded by pad, as trace.comp tests it): the pixels of
  * vxr_camera_box_pixels. Every pixel outside misses, so a frame traces
@@ -22,7 +32,7 @@ vxr_groups vxr_scene_groups(const vxr_renderer *r, const vxr_target *t, const vx
     const vxr_gpu_bvh_node *root = &r->bvh->nodes[0];
     uint32_t px[4];
     if (!vxr_camera_box_pixels(cam, root->lo, root->hi, pad, px)) return (vxr_groups){0, 0, 0, 0};
-    return (vxr_groups){px[0] / lx, px[1] / ly, (px[2] + lx - 1) / lx, (px[3] + ly - 1) / ly};
+    return vxr_pixel_groups(r, px, all);
 }
 
 /* Whether g leaves workgroups of the target out. */
@@ -129,11 +139,6 @@ vxr_groups vxr_lod_groups(const vxr_renderer *r, const vxr_camera *cam, float k,
         }
     }
     if (rect[0] >= rect[2] || rect[1] >= rect[3]) return none;
-    const uint32_t lx = r->spec.local_x, ly = r->spec.local_y;
-    vxr_groups f = {rect[0] / lx, rect[1] / ly, (rect[2] + lx - 1) / lx, (rect[3] + ly - 1) / ly};
-    if (f.x0 < g.x0) f.x0 = g.x0;
-    if (f.y0 < g.y0) f.y0 = g.y0;
-    if (f.x1 > g.x1) f.x1 = g.x1;
-    if (f.y1 > g.y1) f.y1 = g.y1;
+    const vxr_groups f = vxr_pixel_groups(r, rect, g);
     return f.x0 < f.x1 && f.y0 < f.y1 ? f : none;
 }

@@ -444,6 +444,9 @@ vxr_result vxr_frame_pipeline(vxr_renderer *r, uint32_t grid_level, vxr_mode mod
 typedef struct vxr_groups {
     uint32_t x0, y0, x1, y1;
 } vxr_groups;
+/* The workgroups that hold the pixels px[0] .. px[2] - 1 by px[1] ..
+ * px[3] - 1 (vxr_camera_box_pixels's rectangle), clipped to g. */
+vxr_groups vxr_pixel_groups(const vxr_renderer *r, const uint32_t px[4], vxr_groups g);
 /* The workgroups of target t's frame through cam whose pixels may meet the
  * hierarchy's root box padded by pad: the rest miss. All of them on a
  * device with the beam pre-pass; none when nothing is shown. */

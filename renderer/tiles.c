@@ -62,12 +62,7 @@ static bool box_groups(marker *k, const float lo[3], const float hi[3], vxr_grou
     uint32_t px[4];
     k->looks++;
     if (!vxr_camera_box_pixels(k->cam, lo, hi, k->pad, px)) return false;
-    const uint32_t lx = k->r->spec.local_x, ly = k->r->spec.local_y;
-    *f = (vxr_groups){px[0] / lx, px[1] / ly, (px[2] + lx - 1) / lx, (px[3] + ly - 1) / ly};
-    if (f->x0 < k->g.x0) f->x0 = k->g.x0;
-    if (f->y0 < k->g.y0) f->y0 = k->g.y0;
-    if (f->x1 > k->g.x1) f->x1 = k->g.x1;
-    if (f->y1 > k->g.y1) f->y1 = k->g.y1;
+    *f = vxr_pixel_groups(k->r, px, k->g);
     return f->x0 < f->x1 && f->y0 < f->y1;
 }
 

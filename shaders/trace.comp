@@ -983,7 +983,7 @@ vec3 light_pixel(uint index, uvec2 px, bool hit, int face, uint color) {
 
 void main() {
     uvec2 px = gl_GlobalInvocationID.xy;
-    if ((pc.flags & VXR_FRAME_TILES) != 0u) { /* a listed workgroup (renderer/groups.c) */
+    if ((pc.flags & VXR_FRAME_TILES) != 0u) { /* a listed workgroup (renderer/tiles.c) */
         uint tile = tiles[gl_WorkGroupID.y * VXR_TILE_ROW + gl_WorkGroupID.x];
         px = uvec2(tile & 0xffffu, tile >> 16u) * gl_WorkGroupSize.xy + gl_LocalInvocationID.xy;
     }
